@@ -1,0 +1,123 @@
+"""The instrument's semantics: what one displayed row is, on one sentence.
+
+Everything here is a plain function of NumPy arrays for a single sentence, so each
+definition can be checked on a three-token example by hand (tests/test_instrument.py).
+
+Columns of a word-level row: [CLS], the sentence's words in order, [SEP]
+(K = n_words + 2). Rows exist for words only.
+
+- lens: token row i is alpha_ij * n_j, renormalized to sum 1, with n_j = 1 (alpha),
+  ||v_j|| (value_norm) or ||f_j|| (output_norm). The alpha lens goes through the same
+  renormalization, so "every norm forced to 1.0" reproduces it bit for bit.
+- words: from-word = mean of its subword rows; to-word = sum of its subword columns.
+- sink share: the word row's weight on [CLS] + [SEP].
+- displayed row: the word row without [CLS], [SEP] and the word itself, renormalized
+  to sum 1; `content_mass` is what it summed to before that.
+- head choice, applied identically under every lens:
+  1. positional heads are never opened: a head is positional when, over the corpus,
+     more than `positional_threshold` of its displayed rows put their largest weight
+     on an adjacent word (they show word order, not content);
+  2. among the others, the instrument opens the head whose displayed row carries the
+     largest single weight: the strongest arrow a reader would see. Ties go to the
+     lowest layer, then head.
+  The score is taken after renormalization, exactly as displayed, so the rule neither
+  seeks nor avoids sink-heavy heads; the sink share is disclosed on every row instead.
+"""
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+
+LENSES = ("alpha", "value_norm", "output_norm")
+
+
+def lens_rows(alpha: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """alpha [..., T, T], norms [..., T] -> rows of alpha_ij * n_j summing to 1 [..., T, T]."""
+    weighted = alpha * norms[..., None, :]
+    return weighted / weighted.sum(axis=-1, keepdims=True)
+
+
+def is_punctuation(word: str) -> bool:
+    return all(unicodedata.category(ch).startswith("P") for ch in word)
+
+
+@dataclass(frozen=True)
+class WordMap:
+    """How tokens fold into word-level rows and columns for one sentence."""
+
+    rows: np.ndarray     # [n_words, T]: averaging weights, 1/len(word) on its subwords
+    cols: np.ndarray     # [T, K]: 1 where token t falls in column k
+    n_words: int
+
+    @property
+    def sink_cols(self) -> list[int]:
+        return [0, self.n_words + 1]  # [CLS], [SEP]
+
+
+def word_map(word_ids: list[int | None]) -> WordMap:
+    """word_ids [T] from the tokenizer, None for [CLS] (first) and [SEP] (last)."""
+    T = len(word_ids)
+    n_words = 1 + max(w for w in word_ids if w is not None)
+    rows = np.zeros((n_words, T))
+    cols = np.zeros((T, n_words + 2))
+    for t, w in enumerate(word_ids):
+        if w is None:
+            cols[t, 0 if t == 0 else n_words + 1] = 1.0
+        else:
+            rows[w, t] = 1.0
+            cols[t, w + 1] = 1.0
+    rows /= rows.sum(axis=1, keepdims=True)
+    return WordMap(rows=rows, cols=cols, n_words=n_words)
+
+
+def word_rows(token_rows: np.ndarray, wm: WordMap) -> np.ndarray:
+    """token rows [..., T, T] -> word rows [..., n_words, K], each summing to 1."""
+    return wm.rows @ token_rows @ wm.cols
+
+
+def sink_share(rows: np.ndarray, wm: WordMap) -> np.ndarray:
+    """word rows [..., n_words, K] -> weight on [CLS] + [SEP], [..., n_words]."""
+    return rows[..., 0] + rows[..., wm.n_words + 1]
+
+
+def content_weights(rows: np.ndarray, wm: WordMap) -> np.ndarray:
+    """word rows [..., n_words, K] -> weights on the other words only [..., n_words, n_words].
+
+    Column j is word j; the diagonal (the word itself) is zeroed.
+    """
+    content = rows[..., 1 : wm.n_words + 1].copy()
+    idx = np.arange(wm.n_words)
+    content[..., idx, idx] = 0.0
+    return content
+
+
+def displayed_rows(rows: np.ndarray, wm: WordMap) -> tuple[np.ndarray, np.ndarray]:
+    """word rows [..., n_words, K] -> (displayed rows [..., n_words, n_words], content mass [..., n_words]).
+
+    Displayed row w covers the n_words word columns, its own column 0, and sums to 1
+    unless its content mass is 0 (then it is all zeros: nothing to show).
+    """
+    content = content_weights(rows, wm)
+    mass = content.sum(axis=-1)
+    safe = np.where(mass > 0, mass, 1.0)[..., None]
+    return content / safe, mass
+
+
+def adjacent_top(rows: np.ndarray, wm: WordMap, shown: list[int]) -> np.ndarray:
+    """word rows [L, nh, n_words, K] -> per head, how many shown words' displayed rows
+    put their largest weight on the word just before or after, [L, nh]."""
+    display, _ = displayed_rows(rows, wm)
+    top = display.argmax(axis=-1)                             # [L, nh, n_words]
+    words = np.arange(wm.n_words)
+    return (np.abs(top - words) == 1)[:, :, shown].sum(axis=-1)
+
+
+def choose_heads(rows: np.ndarray, wm: WordMap, excluded: np.ndarray) -> np.ndarray:
+    """word rows [L, nh, n_words, K], excluded [L, nh] -> (layer, head) per word, [n_words, 2]."""
+    L, nh = rows.shape[:2]
+    display, _ = displayed_rows(rows, wm)
+    strongest = np.where(excluded[:, :, None], -1.0, display.max(axis=-1))  # [L, nh, n_words]
+    best = strongest.reshape(L * nh, -1).argmax(axis=0)      # first maximum: lowest layer, head
+    return np.stack([best // nh, best % nh], axis=1)
