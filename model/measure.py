@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import activations, instrument
+from .flip import FlipResult, flip_result
+from .rollout import RolloutStats, rollout_stats
 from .activations import Activations
 from .instrument import LENSES
 from .study import Study
@@ -141,9 +143,23 @@ class SelfChecks:
 
 
 @dataclass
+class SentenceView:
+    """Everything the instrument page shows for one sentence: every head, every lens."""
+
+    sentence: int
+    text: str
+    words: list[str]
+    shown: list[int]                          # word ids with a displayed row
+    rows: dict[str, list]                     # lens -> [L][nh][n_words][K] word rows, rounded
+    chosen: dict[str, list[list[int]]]        # lens -> per shown word: [layer, head]
+
+
+@dataclass
 class ModelResults:
     model: str
     key: str
+    sha256: str
+    source: str
     n_layers: int
     n_heads: int
     n_sentences: int
@@ -154,7 +170,10 @@ class ModelResults:
     adopted: bool
     anchors: list[Anchor]
     checks: SelfChecks | None
+    rollout: RolloutStats
+    flips: list[FlipResult]
     rows: list[DisplayedRow] = field(default_factory=list)
+    views: list[SentenceView] = field(default_factory=list)
 
 
 # -- statistics -------------------------------------------------------------------------------
@@ -288,6 +307,26 @@ def anchors(sentences: list[SentenceRows], study: Study, rows: list[DisplayedRow
     return out
 
 
+def all_head_rows(sentences: list[SentenceRows]) -> list[dict]:
+    """The rule-free view: one record per (sentence, word, layer, head), sink under each lens."""
+    out = []
+    for sr in sentences:
+        sinks = {lens: instrument.sink_share(sr.rows[lens], sr.wm) for lens in LENSES}  # [L, nh, n_words]
+        L, nh, _ = sinks["alpha"].shape
+        for w in sr.shown:
+            for l in range(L):
+                for h in range(nh):
+                    out.append({
+                        "sentence": sr.index,
+                        "word_index": w,
+                        "word": sr.tok.words[w],
+                        "layer": l,
+                        "head": h,
+                        "sink_share": {lens: float(sinks[lens][l, h, w]) for lens in LENSES},
+                    })
+    return out
+
+
 # -- one model, end to end --------------------------------------------------------------------
 
 def tokenize_corpus(ckpt: Checkpoint, sentences: list[str], where: str) -> list[Tokenized]:
@@ -297,17 +336,24 @@ def tokenize_corpus(ckpt: Checkpoint, sentences: list[str], where: str) -> list[
     ]
 
 
-def measure_model(ckpt: Checkpoint, study: Study, key: str, checks: bool = True) -> ModelResults:
+def corpus_rows(ckpt: Checkpoint, study: Study) -> tuple[list[Tokenized], list[Activations], list[SentenceRows]]:
+    """Tokenize the corpus, run the reference once over it, fold every head to words."""
     toks = tokenize_corpus(ckpt, list(study.sentences), str(study.corpus_path))
-    batch = [t.ids for t in toks]
-    acts = activations.reference(ckpt, batch)
-    sentences = [sentence_rows(i, t, a) for i, (t, a) in enumerate(zip(toks, acts))]
+    acts = activations.reference(ckpt, [t.ids for t in toks])
+    return toks, acts, [sentence_rows(i, t, a) for i, (t, a) in enumerate(zip(toks, acts))]
+
+
+def measure_model(ckpt: Checkpoint, study: Study, key: str, checks: bool = True) -> ModelResults:
+    toks, acts, sentences = corpus_rows(ckpt, study)
     L = ckpt.config.n_layer
     summary, per_layer, rows = summarize(sentences, L, study.positional_threshold)
     v = verdicts(rows, study)
+    index = {text: i for i, text in enumerate(study.sentences)}
     return ModelResults(
         model=ckpt.name,
         key=key,
+        sha256=ckpt.sha256,
+        source=ckpt.source,
         n_layers=L,
         n_heads=ckpt.config.n_head,
         n_sentences=len(toks),
@@ -318,7 +364,23 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str, checks: bool = True)
         adopted=any(x.adopted for x in v),
         anchors=anchors(sentences, study, rows),
         checks=self_checks(ckpt, toks, acts, sentences, rows, study.positional_threshold) if checks else None,
+        rollout=rollout_stats([a.alpha for a in acts], [sr.wm for sr in sentences], [sr.shown for sr in sentences]),
+        flips=[flip_result(lens, list(study.flip_pairs), sentences, index) for lens in LENSES],
         rows=rows,
+        views=[view(sr, rows) for sr in sentences],
+    )
+
+
+def view(sr: SentenceRows, rows: list[DisplayedRow]) -> SentenceView:
+    """One sentence for the instrument page; 5 decimals are finer than any display."""
+    mine = [r for r in rows if r.sentence == sr.index]
+    return SentenceView(
+        sentence=sr.index,
+        text=sr.tok.text,
+        words=sr.tok.words,
+        shown=sr.shown,
+        rows={lens: np.round(r, 5).tolist() for lens, r in sr.rows.items()},
+        chosen={lens: [[r.layer, r.head] for r in mine if r.lens == lens] for lens in LENSES},
     )
 
 

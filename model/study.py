@@ -115,3 +115,23 @@ def load(path: str | Path) -> Study:
     if len(set(keys)) != len(keys) or not all(k.isidentifier() for k in keys):
         raise StudyError(f"{path}: model keys {keys} must be distinct identifiers")
     return Study(path, corpus_path, tuple(sentences), models, stop_rule, positional, pairs, anchors)
+
+
+def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -> Study:
+    """The same study (rules, thresholds) on someone else's sentences, for the CLI.
+
+    Flip pairs and anchors are kept only where their sentences are in the new file.
+    """
+    path = Path(sentences_path)
+    sentences = tuple(read_sentences(path))
+    models = base.models if model is None else (ModelSpec(model, "model"),)
+    return Study(
+        path=base.path,
+        corpus_path=path,
+        sentences=sentences,
+        models=models[:1],
+        stop_rule=base.stop_rule,
+        positional_threshold=base.positional_threshold,
+        flip_pairs=tuple(p for p in base.flip_pairs if all(s in sentences for s in p.sentences)),
+        anchors=tuple(a for a in base.anchors if a.sentence in sentences),
+    )

@@ -1,0 +1,69 @@
+"""Command line: `python -m model measure|check|accept`.
+
+    python -m model measure --sentences FILE [--model minilm-l6|minilm-l3|PATH] [--all-heads] --json
+    python -m model check     run the measurements (through the cache) and the numbers gate
+    python -m model accept    rewrite the numbers lock from fresh results, print the diff
+
+Errors a user can fix print one line and exit with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+DEFAULT_STUDY = Path("docs/study.yml")
+
+
+def cmd_measure(args) -> int:
+    from . import measure, results, study, weights
+
+    if not args.json:
+        print("error: pass --json (the only output format)", file=sys.stderr)
+        return 2
+    st = study.with_sentences(study.load(args.study), args.sentences, args.model)
+    spec = st.models[0]
+    ckpt = weights.load(spec.name)
+    if args.all_heads:
+        _, _, sentences = measure.corpus_rows(ckpt, st)
+        out = {"provenance": results.provenance(st), "rows": measure.all_head_rows(sentences)}
+    else:
+        r = asdict(measure.measure_model(ckpt, st, spec.key, checks=False))
+        out = {
+            "provenance": results.provenance(st),
+            "model": r["model"],
+            "summary": r["summary"],
+            "verdicts": r["verdicts"],
+            "rows": r["rows"],
+        }
+    json.dump(out, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .study import StudyError
+    from .tokenize import TokenizeError
+    from .weights import WeightsError
+
+    parser = argparse.ArgumentParser(prog="python -m model", description=__doc__.split("\n")[0])
+    parser.add_argument("--study", default=DEFAULT_STUDY, type=Path, help="study file (default docs/study.yml)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("measure", help="measure the instrument's rows on your own sentences")
+    m.add_argument("--sentences", required=True, type=Path, help="one sentence a line, UTF-8")
+    m.add_argument("--model", default=None, help="minilm-l6 (default), minilm-l3, or a model folder")
+    m.add_argument("--all-heads", action="store_true", help="one record per (sentence, word, layer, head)")
+    m.add_argument("--json", action="store_true", help="write JSON to stdout")
+    m.set_defaults(run=cmd_measure)
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (StudyError, TokenizeError, WeightsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""The adjective flip: Winograd-style pairs and the heads whose winner for "it" changes.
+
+In each pair the two sentences differ in one adjective, and a reader's referent for the
+pronoun flips. For every head, the winner is the candidate noun with the largest weight
+in the pronoun's word row (before any renormalization; the candidates are content
+words, so renormalizing would not change the order).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .study import FlipPair
+
+
+@dataclass
+class PairResult:
+    sentences: list[int]      # corpus indices of the two sentences
+    changed: int              # heads whose winner differs between the two sentences
+    follows_reader: int       # heads whose winner is the reader's referent in both
+    n_heads: int
+    winners: list[list[str]]  # per head (layer * nh + head): [winner in a, winner in b]
+
+
+@dataclass
+class FlipResult:
+    lens: str
+    pairs: list[PairResult]
+    changed_total: int
+    follows_reader_total: int
+    n_heads_total: int
+
+
+def winners(rows: np.ndarray, words: list[str], pair: FlipPair) -> list[str]:
+    """word rows [L, nh, n_words, K] of one sentence -> the winning candidate per head."""
+    lower = [w.lower() for w in words]
+    it = lower.index(pair.pronoun.lower())
+    cols = [lower.index(c.lower()) + 1 for c in pair.candidates]  # +1: column 0 is [CLS]
+    weights = rows[:, :, it, cols].reshape(-1, len(cols))         # [L * nh, n_candidates]
+    return [pair.candidates[i] for i in weights.argmax(axis=-1)]
+
+
+def flip_result(lens: str, pairs: list[FlipPair], sentences, index: dict[str, int]) -> FlipResult:
+    """`sentences`: the measurement's SentenceRows; `index`: sentence text -> corpus index."""
+    out = []
+    for pair in pairs:
+        ia, ib = (index[s] for s in pair.sentences)
+        wa = winners(sentences[ia].rows[lens], sentences[ia].tok.words, pair)
+        wb = winners(sentences[ib].rows[lens], sentences[ib].tok.words, pair)
+        out.append(
+            PairResult(
+                sentences=[ia, ib],
+                changed=sum(a != b for a, b in zip(wa, wb)),
+                follows_reader=sum((a, b) == tuple(pair.referents) for a, b in zip(wa, wb)),
+                n_heads=len(wa),
+                winners=[[a, b] for a, b in zip(wa, wb)],
+            )
+        )
+    return FlipResult(
+        lens=lens,
+        pairs=out,
+        changed_total=sum(p.changed for p in out),
+        follows_reader_total=sum(p.follows_reader for p in out),
+        n_heads_total=sum(p.n_heads for p in out),
+    )
