@@ -43,7 +43,39 @@ def cmd_measure(args) -> int:
     return 0
 
 
+def _settings():
+    from .site.gate import Settings
+
+    return Settings.at(Path.cwd())  # the project's layout: docs/, docs/study.yml, .cache/
+
+
+def cmd_check(args) -> int:
+    from .site import gate
+
+    settings = _settings()
+    report = gate.run(settings)
+    print(
+        f"numbers gate: {len(report.cited)} cited numbers on {len(report.rendered) + len(report.notebook_cells)} pages, "
+        f"results {report.results_key[:12]}"
+    )
+    if report.ok:
+        print("numbers gate: every cited number matches the lock and every claim holds")
+        return 0
+    print(report.message(settings.lock), file=sys.stderr)
+    return 1
+
+
+def cmd_accept(args) -> int:
+    from .site import gate
+
+    print(gate.accept(_settings()))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    from .site.charts import ChartError
+    from .site.lock import LockError
+    from .site.pages import PageError
     from .study import StudyError
     from .tokenize import TokenizeError
     from .weights import WeightsError
@@ -57,10 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--all-heads", action="store_true", help="one record per (sentence, word, layer, head)")
     m.add_argument("--json", action="store_true", help="write JSON to stdout")
     m.set_defaults(run=cmd_measure)
+    sub.add_parser("check", help="run the measurements (cached) and the numbers gate").set_defaults(run=cmd_check)
+    sub.add_parser("accept", help="rewrite the numbers lock from fresh results, print the diff").set_defaults(run=cmd_accept)
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (StudyError, TokenizeError, WeightsError) as exc:
+    except (StudyError, TokenizeError, WeightsError, PageError, LockError, ChartError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -53,6 +53,8 @@ def tokenize(text: str, tokenizer_dir: Path, max_tokens: int, where: str = "sent
             f"{where}: {len(enc.ids)} tokens, longer than the model's limit of {max_tokens}"
         )
     word_ids = list(enc.word_ids)
+    if all(w is None for w in word_ids):
+        raise TokenizeError(f"{where}: no tokens (only characters the tokenizer drops)")
     n_words = 1 + max(w for w in word_ids if w is not None)
     words = [text[slice(*enc.word_to_chars(w))] for w in range(n_words)]
     return Tokenized(

@@ -1,0 +1,91 @@
+"""MkDocs hooks: live numbers, tables and charts, and the drift gate.
+
+Thin by design: every handler guards, then delegates to `model.site` (plain library
+code that `python -m model check` also runs). Settings come from `extra.live_numbers`
+in mkdocs.yml. Module state persists across `mkdocs serve` rebuilds, which is how a
+prose edit rebuilds without re-reading, let alone recomputing, the results.
+"""
+from __future__ import annotations
+
+import html
+import logging
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+
+from model.site import gate, published
+from model.site.charts import ChartError
+from model.site.lock import LockError
+from model.site.notebook import NotebookError
+from model.site.pages import PageError
+from model.study import StudyError
+from model.tokenize import TokenizeError
+from model.weights import WeightsError
+
+log = logging.getLogger("mkdocs.hooks.live_numbers")
+USER_ERRORS = (PageError, LockError, StudyError, TokenizeError, WeightsError, ChartError, NotebookError)
+
+_state: dict = {"serve": False, "report": None, "settings": None}
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    # Under `mkdocs serve` a drift becomes a banner instead of stopping the server.
+    _state["serve"] = command == "serve"
+
+
+def on_config(config):
+    opts = config.extra.get("live_numbers", {})
+    root = Path(config.config_file_path).parent
+    _state["settings"] = gate.Settings.at(
+        root, docs_dir=config.docs_dir, study=opts.get("study", "study.yml"),
+        lock_file=opts.get("lock", "numbers.lock.json"), cache_dir=opts.get("cache_dir", ".cache"),
+    )
+    return config
+
+
+def on_pre_build(config) -> None:
+    # Before MkDocs cleans site/: a failing gate leaves the previous site untouched.
+    settings = _state["settings"]
+    try:
+        report = gate.run(settings)
+    except USER_ERRORS as exc:
+        raise PluginError(str(exc)) from exc
+    _state["report"] = report
+    if not report.ok:
+        if not _state["serve"]:
+            raise PluginError("numbers gate failed\n" + report.message(settings.lock))
+        log.warning("numbers gate failed (shown as banners while serving):\n%s", report.message(settings.lock))
+
+
+def on_files(files, config):
+    report, settings = _state["report"], _state["settings"]
+    for path, content in published.generated_files(report, settings.cache_dir).items():
+        files.append(File.generated(config, path, content=content))
+    for page, cells in report.notebook_cells.items():
+        try:
+            src_dir = published.executed_notebook(page, cells, report, settings)
+        except USER_ERRORS as exc:
+            raise PluginError(str(exc)) from exc
+        # mkdocs-jupyter converts the executed copy; it never runs the notebook itself.
+        files.remove(files.get_file_from_path(page))
+        files.append(File(page, src_dir=str(src_dir), dest_dir=config.site_dir,
+                          use_directory_urls=config.use_directory_urls))
+    return files
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    return _state["report"].rendered.get(page.file.src_uri, markdown)
+
+
+def on_page_content(html_text: str, page, config, files) -> str:
+    drifts = _state["report"].pages_with_drift().get(page.file.src_uri)
+    failed = [c for c in _state["report"].failed_claims if c.page == page.file.src_uri]
+    if not (drifts or failed):
+        return html_text
+    items = [f"<li><code>{html.escape(d.key)}</code>: recorded {html.escape(repr(d.recorded))}, "
+             f"now {html.escape(repr(d.now))}</li>" for d in drifts or []]
+    items += [f"<li>claim no longer holds (line {c.line}): <code>{html.escape(c.expr)}</code></li>" for c in failed]
+    banner = ('<div class="admonition danger drift-banner"><p class="admonition-title">'
+              "Numbers on this page moved since the lock was written</p><ul>" + "".join(items) + "</ul></div>")
+    return banner + html_text

@@ -1,0 +1,309 @@
+"""Three-way agreement of the forward pass, on both models (minilm-l6, minilm-l3).
+
+- the PyTorch reference (`model.encoder`, `model.activations.reference`) against the
+  NumPy float64 oracle (`model.oracle`);
+- the reference against `transformers`' BertModel loaded from the same weights;
+- the L3 reference against the ONNX graph itself, run by `onnx.reference`;
+plus padding invariance and the definition of f = v W_O^h.
+
+Every comparison prints its max abs difference with the prefix "agreement:" (shown with
+`pytest -s`), and a summary is printed when the module finishes.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from model import activations, encoder, oracle, tokenize
+
+TOL = 1e-5
+
+# Varied lengths; subword-split words ("unbelievably", "reorganisation", "squabbles"),
+# punctuation, an apostrophe, digits, brackets.
+SENTENCES = [
+    "The cat sat.",
+    "Unbelievably, the committee's reorganisation didn't stop the squabbles!",
+    "A man is eating food.",
+    "Despite heavy rain, 3 hikers (all experienced) reached the summit at 5:30 a.m.; nobody was hurt.",
+]
+
+AGREEMENT: dict[str, float] = {}
+
+
+def record(what: str, diff: float) -> float:
+    diff = float(diff)
+    AGREEMENT[what] = diff
+    print(f"agreement: {what}: max|diff| = {diff:.3e}")
+    return diff
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _agreement_summary():
+    yield
+    if AGREEMENT:
+        print("\nagreement: summary (max abs difference, tolerance %.0e)" % TOL)
+        for what, diff in AGREEMENT.items():
+            print(f"agreement:   {what:<60s} {diff:.3e}")
+
+
+def maxdiff(a, b) -> float:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    return float(np.abs(a - b).max())
+
+
+def token_ids(ckpt, sentences=SENTENCES) -> list[list[int]]:
+    return [tokenize.tokenize(s, ckpt.tokenizer_dir, ckpt.config.max_position).ids for s in sentences]
+
+
+@pytest.fixture(scope="module")
+def batch(ckpt):
+    ids = token_ids(ckpt)
+    # The batch must really be varied: different lengths (so padding happens) and subwords.
+    assert len({len(s) for s in ids}) == len(ids)
+    return ids
+
+
+@pytest.fixture(scope="module")
+def ref(ckpt, batch):
+    return encoder.run(ckpt, batch)
+
+
+# --------------------------------------------------------------------------- oracle
+
+
+def test_reference_matches_oracle(ckpt, batch, ref):
+    """Raw alpha, v, f and last hidden state of the padded batch vs float64, unpadded."""
+    outs = oracle.forward(ckpt, batch)
+    L = ckpt.config.n_layer
+    diffs = {"alpha": 0.0, "value": 0.0, "f": 0.0, "hidden": 0.0}
+    for b, (ids, o) in enumerate(zip(batch, outs)):
+        T = len(ids)
+        assert len(o.alpha) == len(ref.alpha) == L
+        for i in range(L):
+            diffs["alpha"] = max(diffs["alpha"], maxdiff(ref.alpha[i][b, :, :T, :T].numpy(), o.alpha[i]))
+            diffs["value"] = max(diffs["value"], maxdiff(ref.value[i][b, :, :T].numpy(), o.value[i]))
+            diffs["f"] = max(diffs["f"], maxdiff(ref.f[i][b, :, :T].numpy(), o.f[i]))
+        diffs["hidden"] = max(diffs["hidden"], maxdiff(ref.hidden[b, :T].numpy(), o.hidden))
+    for what, d in diffs.items():
+        record(f"{ckpt.name} reference vs oracle {what}", d)
+    assert all(d < TOL for d in diffs.values()), diffs
+
+
+def test_activations_reference_matches_oracle(ckpt, batch):
+    """What the measurements read (alpha, ||v||, ||f||, hidden) from either implementation."""
+    refs, oras = activations.reference(ckpt, batch), activations.oracle(ckpt, batch)
+    d = 0.0
+    for r, o in zip(refs, oras):
+        for field in ("alpha", "value_norm", "output_norm", "hidden"):
+            d = max(d, maxdiff(getattr(r, field), getattr(o, field)))
+    record(f"{ckpt.name} activations.reference vs activations.oracle", d)
+    assert d < TOL
+
+
+# --------------------------------------------------------------------------- transformers
+
+
+def hf_folder(ckpt, tmp_path_factory) -> Path:
+    """The HF folder with these weights: the package's own for L6; built for ONNX L3."""
+    if ckpt.source == "safetensors":
+        return ckpt.weights_path.parent
+    from safetensors.numpy import save_file
+
+    cfg = ckpt.config
+    folder = tmp_path_factory.mktemp(f"hf-{ckpt.name}")
+    config = {
+        "architectures": ["BertModel"],
+        "model_type": "bert",
+        "hidden_size": cfg.d_model,
+        "num_hidden_layers": cfg.n_layer,
+        "num_attention_heads": cfg.n_head,
+        "intermediate_size": cfg.d_ff,
+        "vocab_size": cfg.vocab_size,
+        "max_position_embeddings": cfg.max_position,
+        "type_vocab_size": cfg.type_vocab_size,
+        "layer_norm_eps": cfg.layer_norm_eps,
+        "hidden_act": "gelu",
+        "hidden_dropout_prob": 0.1,
+        "attention_probs_dropout_prob": 0.1,
+        "pad_token_id": 0,
+        "position_embedding_type": "absolute",
+    }
+    assert (cfg.d_model, cfg.n_layer, cfg.n_head, cfg.d_ff) == (384, 3, 12, 1536)
+    (folder / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    save_file({k: np.ascontiguousarray(v) for k, v in ckpt.tensors.items()}, str(folder / "model.safetensors"))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def hf_model(ckpt, tmp_path_factory):
+    transformers = pytest.importorskip("transformers")
+    from transformers import BertModel
+
+    log = transformers.utils.logging
+    verbosity, bars = log.get_verbosity(), log.is_progress_bar_enabled()
+    log.set_verbosity_error()  # no load report, no progress bars
+    log.disable_progress_bar()
+    try:
+        model = BertModel.from_pretrained(
+            str(hf_folder(ckpt, tmp_path_factory)), attn_implementation="eager", add_pooling_layer=False
+        )
+    finally:
+        log.set_verbosity(verbosity)
+        if bars:
+            log.enable_progress_bar()
+    return model.eval()
+
+
+def test_reference_matches_transformers(ckpt, batch, ref, hf_model):
+    """Same padded batch through BertModel (eager attention): attentions, v, last hidden."""
+    B, T = len(batch), max(len(s) for s in batch)
+    ids = torch.zeros(B, T, dtype=torch.long)
+    mask = torch.zeros(B, T, dtype=torch.long)
+    for b, s in enumerate(batch):
+        ids[b, : len(s)] = torch.tensor(s)
+        mask[b, : len(s)] = 1
+    captured = []
+    hooks = [
+        layer.attention.self.value.register_forward_hook(lambda m, i, o: captured.append(o.detach()))
+        for layer in hf_model.encoder.layer
+    ]
+    try:
+        with torch.no_grad():
+            out = hf_model(
+                input_ids=ids,
+                attention_mask=mask,
+                token_type_ids=torch.zeros_like(ids),
+                output_attentions=True,
+            )
+    finally:
+        for h in hooks:
+            h.remove()
+    cfg = ckpt.config
+    assert len(out.attentions) == len(captured) == cfg.n_layer
+    d_alpha = d_value = d_hidden = 0.0
+    for b, s in enumerate(batch):
+        n = len(s)
+        for i in range(cfg.n_layer):
+            d_alpha = max(d_alpha, maxdiff(out.attentions[i][b, :, :n, :n], ref.alpha[i][b, :, :n, :n]))
+            hf_v = captured[i][b, :n].view(n, cfg.n_head, cfg.d_head).transpose(0, 1)  # [nh, n, hs]
+            d_value = max(d_value, maxdiff(hf_v, ref.value[i][b, :, :n]))
+        d_hidden = max(d_hidden, maxdiff(out.last_hidden_state[b, :n], ref.hidden[b, :n]))
+    record(f"{ckpt.name} reference vs transformers attentions", d_alpha)
+    record(f"{ckpt.name} reference vs transformers value vectors", d_value)
+    record(f"{ckpt.name} reference vs transformers last hidden", d_hidden)
+    assert d_alpha < TOL and d_value < TOL and d_hidden < TOL
+
+
+# --------------------------------------------------------------------------- ONNX graph
+
+
+def test_l3_matches_onnx_graph(l3):
+    """The L3 weights were lifted out of the ONNX graph: the graph itself must agree."""
+    import onnx
+    from onnx.reference import ReferenceEvaluator
+
+    proto = onnx.load(str(l3.weights_path))
+    model = onnx.ModelProto()
+    model.CopyFrom(proto)
+    softmax = [n.output[0] for n in model.graph.node if n.op_type == "Softmax"]
+    assert len(softmax) == l3.config.n_layer == 3
+    for name in softmax:
+        model.graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+    last = "onnx::Shape_422"
+    assert last in {o.name for o in proto.graph.output}
+
+    ids = token_ids(l3, [SENTENCES[1]])[0]
+    T = len(ids)
+    feed = {
+        "input_ids": np.array([ids], dtype=np.int64),
+        "attention_mask": np.ones((1, T), dtype=np.int64),
+    }
+    got = ReferenceEvaluator(model).run([last, *softmax], feed)
+    hidden, probs = got[0], got[1:]
+    ref = encoder.run(l3, [ids])
+    assert hidden.shape == (1, T, 384)
+    d_hidden = record("minilm-l3 reference vs ONNX graph last hidden", maxdiff(hidden, ref.hidden))
+    d_alpha = 0.0
+    for i, p in enumerate(probs):
+        assert p.shape == (1, 12, T, T)
+        d_alpha = max(d_alpha, maxdiff(p, ref.alpha[i]))
+    record("minilm-l3 reference vs ONNX graph attention (Softmax)", d_alpha)
+    assert d_hidden < TOL and d_alpha < TOL
+
+
+# --------------------------------------------------------------------------- padding
+
+
+def test_padding_invariance(ckpt):
+    """A sentence alone vs the same sentence batched after a longer one."""
+    short, long_ = token_ids(ckpt, [SENTENCES[0], SENTENCES[3]])
+    T = len(short)
+    assert len(long_) > T + 5
+    alone = encoder.run(ckpt, [short])
+    batched = encoder.run(ckpt, [long_, short])  # short is row 1, padded at the end
+    d = maxdiff(alone.hidden[0], batched.hidden[1, :T])
+    for i in range(ckpt.config.n_layer):
+        d = max(
+            d,
+            maxdiff(alone.alpha[i][0], batched.alpha[i][1, :, :T, :T]),
+            maxdiff(alone.value[i][0], batched.value[i][1, :, :T]),
+            maxdiff(alone.f[i][0], batched.f[i][1, :, :T]),
+        )
+        pad = batched.alpha[i][1, :, :, T:]  # every query row, padded keys only
+        assert pad.numel() > 0
+        assert torch.count_nonzero(pad) == 0, f"layer {i}: padded keys get attention weight"
+        rows = batched.alpha[i][1, :, :T, :T].sum(-1)
+        assert torch.allclose(rows, torch.ones_like(rows), atol=1e-6)
+    record(f"{ckpt.name} alone vs padded in a batch (alpha, v, f, hidden)", d)
+    assert d < TOL
+
+
+# --------------------------------------------------------------------------- f = v W_O^h
+
+
+def test_f_is_head_slice_of_output_projection(ckpt, batch):
+    """sum_h alpha_h @ f_h + b_O is the attention sublayer's dense output (before the
+    residual and LayerNorm), and f_h = v_h W_O[:, h*hs:(h+1)*hs]^T from the raw tensors."""
+    model = encoder.Encoder.from_checkpoint(ckpt)
+    dense_out = []
+    hooks = [
+        layer.attention.output.dense.register_forward_hook(lambda m, i, o: dense_out.append(o.detach()))
+        for layer in model.encoder.layer
+    ]
+    ids = batch[1]
+    T = len(ids)
+    try:
+        out = model(torch.tensor([ids]), torch.ones(1, T, dtype=torch.long))
+    finally:
+        for h in hooks:
+            h.remove()
+    cfg, w = ckpt.config, ckpt.tensors
+    nh, hs = cfg.n_head, cfg.d_head
+    assert len(dense_out) == cfg.n_layer
+    d_slice = d_sum = 0.0
+    for i in range(cfg.n_layer):
+        p = f"encoder.layer.{i}.attention.output.dense."
+        W_O, b_O = w[p + "weight"].astype(np.float64), w[p + "bias"].astype(np.float64)  # [C, C], [C]
+        alpha = out.alpha[i][0].numpy().astype(np.float64)  # [nh, T, T]
+        v = out.value[i][0].numpy().astype(np.float64)      # [nh, T, hs]
+        f = out.f[i][0].numpy().astype(np.float64)          # [nh, T, C]
+        f_indep = np.stack([v[h] @ W_O[:, h * hs:(h + 1) * hs].T for h in range(nh)])
+        d_slice = max(d_slice, maxdiff(f, f_indep))
+        recon = np.einsum("hts,hsc->tc", alpha, f) + b_O  # sum_h alpha_h @ f_h + b_O
+        target = dense_out[i][0].numpy()
+        d_sum = max(d_sum, maxdiff(recon, target))
+        # Controls: the check can tell a wrong f apart.
+        # (a) f carrying the output bias (added once per head) would not add up;
+        assert np.abs(b_O).max() > 1e-3
+        assert maxdiff(np.einsum("hts,hsc->tc", alpha, f + b_O) + b_O, target) > 1e-3
+        # (b) a slice of the rows of W_O instead of its columns would not either.
+        f_rows = np.stack([v[h] @ W_O[h * hs:(h + 1) * hs, :] for h in range(nh)])
+        assert maxdiff(np.einsum("hts,hsc->tc", alpha, f_rows) + b_O, target) > 1e-2
+    record(f"{ckpt.name} f vs v_h W_O[:, head]^T from tensors", d_slice)
+    record(f"{ckpt.name} sum_h alpha_h f_h + b_O vs attention dense output", d_sum)
+    assert d_slice < TOL and d_sum < TOL

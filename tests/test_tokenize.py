@@ -1,0 +1,61 @@
+"""Word ids: subwords share their word's id, [CLS]/[SEP] have none, punctuation is its
+own word, and words are the sentence's own (cased) text."""
+from __future__ import annotations
+
+import pytest
+
+from model import tokenize
+
+
+@pytest.fixture(scope="module")
+def tok(l6):
+    return lambda text: tokenize.tokenize(text, l6.tokenizer_dir, l6.config.max_position)
+
+
+def test_subwords_share_one_word_id(tok):
+    t = tok("It was unbelievably good.")
+    ids = [w for w, piece in zip(t.word_ids, t.tokens) if w is not None and t.words[w] == "unbelievably"]
+    assert len(ids) >= 3, t.tokens  # split into several WordPieces
+    assert len(set(ids)) == 1
+    pieces = [p for w, p in zip(t.word_ids, t.tokens) if w == ids[0]]
+    assert not pieces[0].startswith("##")
+    assert all(p.startswith("##") for p in pieces[1:])
+    assert "".join(p.removeprefix("##") for p in pieces) == "unbelievably"
+    # Word ids run 0, 1, 2, ... in order: "It", "was", "unbelievably", "good", "."
+    assert t.words == ["It", "was", "unbelievably", "good", "."]
+    real = [w for w in t.word_ids if w is not None]
+    assert real == sorted(real) and sorted(set(real)) == list(range(len(t.words)))
+
+
+def test_special_tokens_have_no_word_id(tok):
+    t = tok("Hello there.")
+    assert t.tokens[0] == "[CLS]" and t.tokens[-1] == "[SEP]"
+    assert t.word_ids[0] is None and t.word_ids[-1] is None
+    assert all(w is not None for w in t.word_ids[1:-1])
+    assert len(t.ids) == len(t.tokens) == len(t.word_ids) == t.n_tokens
+
+
+def test_punctuation_is_its_own_word(tok):
+    t = tok("Well, it works!")
+    assert t.words == ["Well", ",", "it", "works", "!"]
+    comma, bang = t.tokens.index(","), t.tokens.index("!")
+    assert t.words[t.word_ids[comma]] == ","
+    assert t.words[t.word_ids[bang]] == "!"
+    assert t.word_ids[comma] != t.word_ids[comma - 1]  # not glued to "well"
+    assert t.word_ids[bang] != t.word_ids[bang - 1]    # not glued to "works"
+
+
+def test_words_are_original_text_slices(tok):
+    text = "The  CAT from Zürich didn't sleep."
+    t = tok(text)
+    # The tokenizer lowercases and strips accents; the words keep the sentence's text.
+    assert "cat" in t.tokens and "CAT" not in t.tokens
+    assert t.words == ["The", "CAT", "from", "Zürich", "didn", "'", "t", "sleep", "."]
+    pos = 0
+    for word in t.words:  # each word is a slice of the text, in order
+        pos = text.index(word, pos) + len(word)
+
+
+def test_sentence_with_no_tokens(l6):
+    with pytest.raises(tokenize.TokenizeError, match=r"^corpus\.txt:5:"):
+        tokenize.tokenize("\u200b", l6.tokenizer_dir, l6.config.max_position, where="corpus.txt:5")
