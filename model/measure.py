@@ -65,6 +65,7 @@ class DisplayedRow:
     layer: int
     head: int
     sink_share: float
+    sep_share: float       # the part of the sink that went to [SEP]
     content_mass: float
     top_word: str          # the displayed row's largest weight goes to this word
     top_weight: float
@@ -88,6 +89,7 @@ class LensSummary:
     layer_picks: list[int]                      # how often the rule opens each layer
     all_heads_median_sink: float                # the same words over every head: what the rule skips
     positional_heads: list[list[int]]           # [layer, head] pairs the rule never opens
+    sep_fraction_of_sink: float                 # of all displayed sink mass, the part on [SEP]
     worse_rows: int | None = None               # vs alpha, norm lenses only
     max_relative_worsening: float | None = None
     same_head_as_alpha: int | None = None
@@ -215,6 +217,7 @@ def displayed(sr: SentenceRows, lens: str, excluded: np.ndarray) -> list[Display
                 layer=l,
                 head=h,
                 sink_share=float(sinks[l, h, w]),
+                sep_share=float(rows[l, h, w, sr.wm.n_words + 1]),
                 content_mass=float(mass[l, h, w]),
                 top_word=sr.tok.words[top],
                 top_weight=float(shown[l, h, w, top]),
@@ -260,6 +263,7 @@ def summarize(sentences: list[SentenceRows], n_layers: int, threshold: float) ->
             layer_picks=[sum(r.layer == l for r in rows[lens]) for l in range(n_layers)],
             all_heads_median_sink=float(np.median(all_heads)),
             positional_heads=[[int(l), int(h)] for l, h in np.argwhere(shown[lens][1])],
+            sep_fraction_of_sink=float(sum(r.sep_share for r in rows[lens]) / sinks.sum()),
         )
         if lens != "alpha":
             worse = sinks > alpha_sink
