@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import activations, instrument
+from . import activations, instrument, mutants
 from .flip import FlipResult, flip_result
 from .rollout import RolloutStats, rollout_stats
 from .activations import Activations
@@ -176,6 +176,7 @@ class ModelResults:
     flips: list[FlipResult]
     rows: list[DisplayedRow] = field(default_factory=list)
     views: list[SentenceView] = field(default_factory=list)
+    mutant: dict = field(default_factory=dict)   # name -> a deliberately wrong variant's numbers (mutants.py)
 
 
 # -- statistics -------------------------------------------------------------------------------
@@ -372,6 +373,7 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str, checks: bool = True)
         flips=[flip_result(lens, list(study.flip_pairs), sentences, index) for lens in LENSES],
         rows=rows,
         views=[view(sr, rows) for sr in sentences],
+        mutant={"wrong_agg": mutants.wrong_aggregation(sentences, [a.alpha for a in acts], rows)},
     )
 
 

@@ -7,7 +7,7 @@ its length) is 1.0 for a uniform row: a ranking read off such a row is noise.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,6 +23,17 @@ class RolloutStats:
     above_90: int             # rows with normalized entropy above 0.9
     median_top_margin: float  # largest weight minus second largest, median over rows
     entropies: list[float]    # every row's, for the distribution chart
+    # Where the full row's mass sits, and the row as the instrument would display it
+    # ([CLS], [SEP] and the word itself dropped, renormalized): is any ranking left?
+    top_on_sink: int = 0                    # rows whose largest weight is [CLS] or [SEP]
+    top_on_self: int = 0                    # ... or the word itself
+    median_sink: float = 0.0                # median weight of a row on [CLS] + [SEP]
+    displayed_min_entropy: float = 0.0      # normalized over the other words
+    displayed_median_entropy: float = 0.0
+    displayed_max_entropy: float = 0.0
+    displayed_above_90: int = 0
+    displayed_median_top_margin: float = 0.0
+    displayed_entropies: list[float] = field(default_factory=list)
 
 
 def rollout(alpha: np.ndarray) -> np.ndarray:
@@ -44,12 +55,27 @@ def normalized_entropy(rows: np.ndarray) -> np.ndarray:
 
 def rollout_stats(alphas: list[np.ndarray], word_maps: list[instrument.WordMap], shown: list[list[int]]) -> RolloutStats:
     ent, margin = [], []
+    top_sink = top_self = 0
+    sink, d_ent, d_margin = [], [], []
     for alpha, wm, words in zip(alphas, word_maps, shown):
-        rows = instrument.word_rows(rollout(alpha), wm)[words]  # [n_shown, K]
+        full = instrument.word_rows(rollout(alpha), wm)          # [n_words, K]
+        rows = full[words]  # [n_shown, K]
         ent.extend(normalized_entropy(rows))
         top2 = np.sort(rows, axis=-1)[:, -2:]
         margin.extend(top2[:, 1] - top2[:, 0])
+        top = rows.argmax(axis=-1)
+        top_sink += int(np.isin(top, wm.sink_cols).sum())
+        top_self += int((top == np.array(words) + 1).sum())
+        sink.extend(instrument.sink_share(rows, wm))
+        display, _ = instrument.displayed_rows(full, wm)         # [n_words, n_words], own column 0
+        for w in words:
+            others = np.delete(display[w], w)                    # [n_words - 1]
+            if others.size > 1:
+                d_ent.append(float(normalized_entropy(others)))
+                s2 = np.sort(others)[-2:]
+                d_margin.append(float(s2[1] - s2[0]))
     e = np.array(ent)
+    d = np.array(d_ent)
     return RolloutStats(
         n_rows=int(e.size),
         min_entropy=float(e.min()),
@@ -58,4 +84,13 @@ def rollout_stats(alphas: list[np.ndarray], word_maps: list[instrument.WordMap],
         above_90=int((e > 0.9).sum()),
         median_top_margin=float(np.median(margin)),
         entropies=[float(x) for x in e],
+        top_on_sink=top_sink,
+        top_on_self=top_self,
+        median_sink=float(np.median(sink)),
+        displayed_min_entropy=float(d.min()),
+        displayed_median_entropy=float(np.median(d)),
+        displayed_max_entropy=float(d.max()),
+        displayed_above_90=int((d > 0.9).sum()),
+        displayed_median_top_margin=float(np.median(d_margin)),
+        displayed_entropies=[float(x) for x in d],
     )

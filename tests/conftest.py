@@ -113,3 +113,33 @@ def page(browser):
     pg.on("request", lambda r: pg.requests.append(r.url))
     yield pg
     context.close()
+
+
+# -- a temporary copy of the project, to break on purpose ----------------------------------
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """mkdocs.yml, docs/ and hooks/ copied into tmp_path, with the results cache seeded
+    from the working tree's (same key, so no model run), never the working tree itself."""
+    for name in ("mkdocs.yml",):
+        shutil.copy(ROOT / name, tmp_path / name)
+    for name in ("docs", "hooks"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    if (ROOT / ".cache").is_dir():
+        shutil.copytree(ROOT / ".cache", tmp_path / ".cache", ignore=shutil.ignore_patterns("notebooks", "*.tmp"))
+    return tmp_path
+
+
+def mkdocs_build(project: Path, *args: str, check: bool = False):
+    """`mkdocs build --strict` of a project copy in a subprocess; returns the CompletedProcess."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", *args],
+        cwd=project, capture_output=True, text=True, env=env,
+    )
+    if check:
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc

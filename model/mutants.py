@@ -1,0 +1,141 @@
+"""A deliberately wrong variant of the instrument, kept to show which checks catch it.
+
+The instrument folds subwords into words as Clark et al. (2019) do: a from-word's row
+is the MEAN of its subword query rows, a to-word's column the SUM of its subword key
+columns, so every word row still sums to 1. The mutant does it the wrong way round:
+SUM over the from-word's subword rows, MEAN over the to-word's subword columns. It is
+an easy slip (both are "aggregate the subwords"), and it is invisible on any word
+made of one token, which is most words.
+
+`wrong_aggregation` runs the mutant over the measurement's sentences, on the head the
+instrument opens for each displayed row (alpha lens), and reports:
+
+- what catches it: the word rows no longer sum to 1, and on words of several subwords
+  the sink share disagrees with the instrument's;
+- what does not: a second implementation written from the same wrong idea agrees with
+  it to the last bits, and the "every norm forced to 1.0" mutation check still passes,
+  because both sides of that check go through the same wrong folding.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from . import instrument
+
+if TYPE_CHECKING:  # measure imports this module; the types are only for the reader
+    from .measure import DisplayedRow, SentenceRows
+
+# Two floats "agree" when they differ by less than this: far above rounding in float64
+# (about 1e-16 here), far below anything a reader could see.
+TOLERANCE = 1e-9
+
+
+def wrong_word_map(word_ids: list[int | None]) -> instrument.WordMap:
+    """The instrument's WordMap with the two folds swapped: rows SUM, columns MEAN."""
+    right = instrument.word_map(word_ids)
+    rows = (right.rows > 0).astype(float)                    # [n_words, T]: 1 on each subword
+    cols = right.cols / right.cols.sum(axis=0, keepdims=True)  # [T, K]: 1/len(word) on each subword
+    return instrument.WordMap(rows=rows, cols=cols, n_words=right.n_words)
+
+
+def wrong_rows_loop(token_rows: np.ndarray, word_ids: list[int | None]) -> np.ndarray:
+    """The same wrong idea, written again as plain loops: token rows [T, T] -> [n_words, K].
+
+    This is what a test written by the mutant's author would compare against.
+    """
+    T = len(word_ids)
+    n_words = 1 + max(w for w in word_ids if w is not None)
+    column = [0 if w is None and t == 0 else n_words + 1 if w is None else w + 1 for t, w in enumerate(word_ids)]
+    out = np.zeros((n_words, n_words + 2))
+    for w in range(n_words):
+        queries = [t for t in range(T) if word_ids[t] == w]
+        for k in range(n_words + 2):
+            keys = [t for t in range(T) if column[t] == k]
+            out[w, k] = sum(np.mean([token_rows[i, t] for t in keys]) for i in queries)
+    return out
+
+
+@dataclass
+class MutantRow:
+    sentence: int
+    word_index: int
+    word: str
+    n_subwords: int
+    sink_share: float        # the instrument's
+    wrong_sink_share: float  # the mutant's, same head
+    wrong_row_sum: float     # what the mutant's word row sums to
+
+
+@dataclass
+class WrongAggregation:
+    n_rows: int                    # displayed rows (alpha lens)
+    n_multi_subword: int           # of which the from-word has several subwords
+    rows_differ: int               # rows whose sink share the mutant changes
+    rows_differ_single: int        # ... among one-subword from-words (the slip is invisible there)
+    max_abs_sink_diff: float       # largest change of a displayed row's sink share
+    max_wrong_sink: float          # the mutant's largest "share"
+    max_row_sum_error: float       # largest |row sum - 1| of the mutant's word rows
+    rows_bad_sum: int              # rows whose sum is off by more than TOLERANCE
+    max_right_row_sum_error: float # the same invariant on the instrument's rows
+    same_idea_max_diff: float      # mutant vs a loop rewrite of the same idea
+    unit_norms_max_diff: float     # the "norms forced to 1.0" check, run through the mutant
+    tolerance: float               # TOLERANCE, published with the verdicts it decides
+    same_idea_agrees: bool         # the loop rewrite passes: it shares the mistake
+    right_rows_sum_to_one: bool    # the invariant holds on the instrument's own rows
+    rows: list[MutantRow] = field(default_factory=list)
+
+
+def wrong_aggregation(
+    sentences: Sequence["SentenceRows"], alphas: Sequence[np.ndarray], rows: Sequence["DisplayedRow"]
+) -> WrongAggregation:
+    """Run the mutant on every displayed alpha row; `alphas[i]` is sentence i's [L, nh, T, T]."""
+    chosen = {(r.sentence, r.word_index): (r.layer, r.head) for r in rows if r.lens == "alpha"}
+    out: list[MutantRow] = []
+    same_idea, unit_diff, right_sum_err = 0.0, 0.0, 0.0
+    for sr, alpha in zip(sentences, alphas):
+        ones = np.ones(alpha.shape[:-1])                         # [L, nh, T]
+        token_rows = instrument.lens_rows(alpha, ones)           # the alpha lens, as measured
+        wm = wrong_word_map(sr.tok.word_ids)
+        wrong = instrument.word_rows(token_rows, wm)             # [L, nh, n_words, K]
+        # The lens self-check through the mutant: unit "value norms" against alpha.
+        unit = instrument.word_rows(instrument.lens_rows(alpha, np.ones_like(ones)), wm)
+        unit_diff = max(unit_diff, float(np.abs(unit - wrong).max()))
+        sizes = (wm.rows > 0).sum(axis=1)
+        for w in sr.shown:
+            l, h = chosen[(sr.index, w)]
+            loop = wrong_rows_loop(token_rows[l, h], sr.tok.word_ids)
+            same_idea = max(same_idea, float(np.abs(loop - wrong[l, h]).max()))
+            right_sum_err = max(right_sum_err, abs(float(sr.rows["alpha"][l, h, w].sum()) - 1.0))
+            out.append(MutantRow(
+                sentence=sr.index,
+                word_index=w,
+                word=sr.tok.words[w],
+                n_subwords=int(sizes[w]),
+                sink_share=float(instrument.sink_share(sr.rows["alpha"][l, h, w], sr.wm)),
+                wrong_sink_share=float(instrument.sink_share(wrong[l, h, w], wm)),
+                wrong_row_sum=float(wrong[l, h, w].sum()),
+            ))
+    diff = np.array([abs(r.wrong_sink_share - r.sink_share) for r in out])
+    differ = diff > TOLERANCE
+    single = np.array([r.n_subwords == 1 for r in out])
+    sum_err = np.array([abs(r.wrong_row_sum - 1.0) for r in out])
+    return WrongAggregation(
+        n_rows=len(out),
+        n_multi_subword=int((~single).sum()),
+        rows_differ=int(differ.sum()),
+        rows_differ_single=int((differ & single).sum()),
+        max_abs_sink_diff=float(diff.max()),
+        max_wrong_sink=float(max(r.wrong_sink_share for r in out)),
+        max_row_sum_error=float(sum_err.max()),
+        rows_bad_sum=int((sum_err > TOLERANCE).sum()),
+        max_right_row_sum_error=right_sum_err,
+        same_idea_max_diff=same_idea,
+        unit_norms_max_diff=unit_diff,
+        tolerance=TOLERANCE,
+        same_idea_agrees=same_idea < TOLERANCE,
+        right_rows_sum_to_one=right_sum_err < TOLERANCE,
+        rows=out,
+    )
