@@ -1,0 +1,217 @@
+"""The drift gate: fresh results, every page rendered, compared with the numbers lock.
+
+One function, `run`, serves both the MkDocs hooks and `python -m model check`, so the
+gate holds even when the site is built by a tool that ignores hooks. It fails (in the
+report, never half-way) on: a cited number that moved beyond its tolerance, a cited
+number absent from the lock, a locked number no page cites, and a claim that no longer
+holds. Page errors (unknown key, bad format, syntax) raise `PageError` at once.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import results as results_mod
+from .. import study as study_mod
+from . import cache, lock, numbers
+from .pages import Claim, PageError, Renderer
+
+log = logging.getLogger("mkdocs.plugins.instrument.gate")
+
+
+@dataclass(frozen=True)
+class Settings:
+    docs_dir: Path
+    study: Path
+    lock: Path
+    cache_dir: Path
+
+    @classmethod
+    def at(cls, root: Path, docs_dir: str = "docs", study: str = "study.yml",
+           lock_file: str = "numbers.lock.json", cache_dir: str = ".cache") -> "Settings":
+        docs = (root / docs_dir).resolve()
+        return cls(docs, docs / study, docs / lock_file, (root / cache_dir).resolve())
+
+
+# In-process memo: under `mkdocs serve` the hook module lives across rebuilds, so a
+# prose edit reuses results without even reading the disk cache.
+_MEMO: dict[str, Any] = {}
+
+
+def load_results(settings: Settings) -> tuple[dict, str]:
+    """(results, cache key): from memory, the disk cache, or a fresh measurement."""
+    study = study_mod.load(settings.study)
+    key = results_mod.cache_key(results_mod.provenance(study))
+    if ("results", key) not in _MEMO:
+        payload, hit = cache.get(settings.cache_dir, "results", key, lambda: results_mod.measure(settings.study))
+        log.info("results %s (%s)", key[:12], "from cache" if hit else "computed")
+        _MEMO[("results", key)] = payload
+    return _MEMO[("results", key)], key
+
+
+def load_charts(settings: Settings, results: dict, results_key: str) -> dict[str, dict]:
+    """Every chart's Vega-Lite spec, cached by results and chart code."""
+    import hashlib
+    from importlib import metadata
+
+    from . import charts
+
+    key = hashlib.sha256(
+        f"{results_key}:{charts.code_digest()}:{metadata.version('altair')}".encode()
+    ).hexdigest()
+    if ("charts", key) not in _MEMO:
+        _MEMO[("charts", key)], _ = cache.get(settings.cache_dir, "charts", key, lambda: charts.build_all(results))
+    return _MEMO[("charts", key)]
+
+
+def pages(docs_dir: Path) -> list[str]:
+    """Every page that may cite numbers, relative to docs/, sorted."""
+    found = [p for ext in ("*.md", "*.ipynb") for p in docs_dir.rglob(ext)]
+    return sorted(p.relative_to(docs_dir).as_posix() for p in found)
+
+
+def notebook_cells(path: Path) -> list[tuple[int, str]]:
+    """(cell index, source) of a notebook's markdown cells."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        (i, "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+        for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown"
+    ]
+
+
+@dataclass
+class Drift:
+    key: str
+    recorded: Any
+    now: Any
+    tolerance: float
+    pages: list[str]
+
+
+@dataclass
+class Report:
+    results: dict
+    results_key: str
+    charts: dict[str, dict]
+    rendered: dict[str, str] = field(default_factory=dict)                  # page -> text
+    notebook_cells: dict[str, dict[int, str]] = field(default_factory=dict)  # page -> cell -> text
+    cited: dict[str, set[str]] = field(default_factory=dict)                # key -> pages
+    fresh: dict[str, lock.Locked] = field(default_factory=dict)             # what accept would write
+    drifts: list[Drift] = field(default_factory=list)
+    unlocked: list[str] = field(default_factory=list)
+    uncited: list[str] = field(default_factory=list)
+    failed_claims: list[Claim] = field(default_factory=list)
+    provenance_changes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.drifts or self.unlocked or self.uncited or self.failed_claims)
+
+    def pages_with_drift(self) -> dict[str, list[Drift]]:
+        out: dict[str, list[Drift]] = {}
+        for d in self.drifts:
+            for page in d.pages:
+                out.setdefault(page, []).append(d)
+        return out
+
+    def message(self, lock_path: Path) -> str:
+        lines = []
+        if self.drifts:
+            lines.append(f"{len(self.drifts)} published number(s) moved beyond their tolerance:")
+            for d in self.drifts:
+                lines.append(
+                    f"  {d.key}: recorded {d.recorded!r}, now {d.now!r} (tolerance {d.tolerance:g}); "
+                    f"cited by {', '.join(d.pages)}"
+                )
+            if self.provenance_changes:
+                lines.append("  what changed since the lock was written:")
+                lines += [f"    {c}" for c in self.provenance_changes]
+        if self.unlocked:
+            lines.append(f"{len(self.unlocked)} cited number(s) are not in {lock_path.name}:")
+            lines += [f"  {k} (cited by {', '.join(sorted(self.cited[k]))})" for k in self.unlocked[:20]]
+            if len(self.unlocked) > 20:
+                lines.append(f"  ... and {len(self.unlocked) - 20} more")
+        if self.uncited:
+            lines.append(f"{len(self.uncited)} locked number(s) are cited by no page:")
+            lines += [f"  {k}" for k in self.uncited[:20]]
+        if self.failed_claims:
+            lines.append(f"{len(self.failed_claims)} claim(s) no longer hold:")
+            lines += [f"  {c.page}:{c.line}: {c.expr}" for c in self.failed_claims]
+        if self.drifts or self.unlocked or self.uncited:
+            lines.append("If the new values are right, run `make accept` and commit the lock with the reason.")
+        return "\n".join(lines)
+
+
+def run(settings: Settings, with_charts: bool = True) -> Report:
+    results, key = load_results(settings)
+    charts = load_charts(settings, results, key) if with_charts else {}
+    report = Report(results=results, results_key=key, charts=charts)
+
+    def chart_spec(chart_id: str) -> dict:
+        if with_charts and chart_id not in charts:
+            raise numbers.NumberError(f"unknown chart {chart_id!r}; known: {', '.join(sorted(charts))}")
+        return charts.get(chart_id, {})
+
+    renderer = Renderer(results, chart_spec)
+    rendered_all = []
+    for page in pages(settings.docs_dir):
+        path = settings.docs_dir / page
+        if page.endswith(".ipynb"):
+            cells = {}
+            for index, source in notebook_cells(path):
+                try:
+                    out = renderer.render(page, source)
+                except PageError as exc:
+                    raise PageError(f"{exc} (markdown cell {index})") from None
+                cells[index] = out.text
+                rendered_all.append(out)
+            report.notebook_cells[page] = cells
+        else:
+            out = renderer.render(page, path.read_text(encoding="utf-8"))
+            report.rendered[page] = out.text
+            rendered_all.append(out)
+    _compare(report, rendered_all, renderer.numbers, settings.lock)
+    return report
+
+
+def _compare(report: Report, rendered, fresh_numbers: dict, lock_path: Path) -> None:
+    tightest: dict[str, float] = {}
+    for out in rendered:
+        for c in out.citations:
+            report.cited.setdefault(c.key, set()).add(c.page)
+            tol = numbers.tolerance(c.fmt, fresh_numbers[c.key])
+            tightest[c.key] = min(tol, tightest.get(c.key, tol))
+        report.failed_claims += [c for c in out.claims if not c.holds]
+    report.fresh = {k: lock.Locked(fresh_numbers[k], tightest[k]) for k in sorted(tightest)}
+    locked = lock.read(lock_path)
+    for key in sorted(report.cited):
+        if key not in locked.numbers:
+            report.unlocked.append(key)
+        elif lock.moved(locked.numbers[key], fresh_numbers[key]):
+            entry = locked.numbers[key]
+            report.drifts.append(Drift(key, entry.value, fresh_numbers[key], entry.tolerance, sorted(report.cited[key])))
+    report.uncited = sorted(set(locked.numbers) - set(report.cited))
+    report.provenance_changes = lock.provenance_changes(locked.provenance, report.results["provenance"])
+
+
+def accept(settings: Settings) -> str:
+    """Rewrite the lock from fresh results; returns the diff, one line per change."""
+    report = run(settings, with_charts=False)
+    old = lock.read(settings.lock).numbers
+    new = report.fresh
+    diff = []
+    for key in sorted(set(old) | set(new)):
+        if key not in new:
+            diff.append(f"- {key}: {old[key].value!r} (no longer cited)")
+        elif key not in old:
+            diff.append(f"+ {key}: {new[key].value!r} (tolerance {new[key].tolerance:g})")
+        elif old[key] != new[key]:
+            diff.append(f"~ {key}: {old[key].value!r} -> {new[key].value!r} (tolerance {new[key].tolerance:g})")
+    lock.write(settings.lock, new, report.results["provenance"])
+    if report.failed_claims:
+        diff.append("Claims that do not hold (the lock cannot fix these; fix the prose or the cause):")
+        diff += [f"  {c.page}:{c.line}: {c.expr}" for c in report.failed_claims]
+    return "\n".join(diff) if diff else "no change"

@@ -1,0 +1,107 @@
+"""The numbers lock: every number the pages cite, with its value and tolerance.
+
+`docs/numbers.lock.json` is the contract with readers. The gate compares fresh results
+with it; only `make accept` (`python -m model accept`) rewrites it, atomically, so an
+interrupted accept leaves the old lock whole.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+LOCK_VERSION = 1
+
+
+class LockError(ValueError):
+    """A lock file that cannot be trusted; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Locked:
+    value: Any
+    tolerance: float
+
+
+@dataclass(frozen=True)
+class Lock:
+    numbers: dict[str, Locked]
+    provenance: dict
+
+
+def _no_duplicates(path: Path):
+    def hook(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise LockError(f"{path}: duplicate key {key!r}")
+            seen.add(key)
+        return dict(pairs)
+
+    return hook
+
+
+def read(path: Path) -> Lock:
+    if not path.is_file():
+        return Lock({}, {})
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_no_duplicates(path))
+    except json.JSONDecodeError as exc:
+        raise LockError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); restore it from git") from exc
+    if not isinstance(raw, dict) or not isinstance(raw.get("numbers"), dict):
+        raise LockError(f"{path}: expected an object with a 'numbers' object")
+    numbers = {}
+    for key, entry in raw["numbers"].items():
+        if not isinstance(entry, dict) or "value" not in entry:
+            raise LockError(f"{path}: number {key!r} has no 'value'")
+        if "tolerance" not in entry:
+            raise LockError(f"{path}: number {key!r} has no 'tolerance'")
+        tol = entry["tolerance"]
+        if not isinstance(tol, (int, float)) or isinstance(tol, bool) or tol < 0:
+            raise LockError(f"{path}: number {key!r} has a bad tolerance {tol!r}")
+        numbers[key] = Locked(entry["value"], float(tol))
+    return Lock(numbers, raw.get("provenance", {}))
+
+
+def render(numbers: dict[str, Locked], provenance: dict) -> str:
+    body = {
+        "version": LOCK_VERSION,
+        "provenance": provenance,
+        "numbers": {k: {"value": v.value, "tolerance": v.tolerance} for k, v in sorted(numbers.items())},
+    }
+    return json.dumps(body, indent=1, sort_keys=True) + "\n"
+
+
+def write(path: Path, numbers: dict[str, Locked], provenance: dict) -> None:
+    """Atomic: a temporary file beside the lock, renamed over it."""
+    text = render(numbers, provenance)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def moved(locked: Locked, now: Any) -> bool:
+    """Has a number drifted beyond its tolerance (or changed kind, for text)?"""
+    if isinstance(locked.value, (str, bool)) or isinstance(now, (str, bool)):
+        return locked.value != now
+    return abs(float(now) - float(locked.value)) > locked.tolerance
+
+
+def provenance_changes(old: dict, new: dict, prefix: str = "") -> list[str]:
+    """Which provenance fields differ, as 'path: old -> new' lines."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            out.extend(provenance_changes(a, b, f"{prefix}{key}."))
+        elif a != b:
+            out.append(f"{prefix}{key}: {a} -> {b}")
+    return out

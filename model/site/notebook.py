@@ -1,0 +1,50 @@
+"""Executing a notebook page once per input, through the same cache as the numbers.
+
+The notebook's markdown cells are replaced by their rendered text (live numbers in),
+its code cells run in a fresh kernel from the project root (so `import model` reads
+the same cached results), and the executed copy is stored under the cache folder,
+keyed by the notebook's bytes and the results key. A warm build reuses it untouched;
+mkdocs-jupyter then converts the executed copy without running anything.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+class NotebookError(RuntimeError):
+    pass
+
+
+def executed_copy(nb_path: Path, relpath: str, rendered_cells: dict[int, str], results_key: str,
+                  cache_dir: Path, root: Path) -> Path:
+    """Path of the executed notebook, inside `cache_dir/notebooks/<key>/<relpath>`."""
+    source = nb_path.read_bytes()
+    key = hashlib.sha256(
+        source + results_key.encode() + json.dumps(rendered_cells, sort_keys=True).encode()
+    ).hexdigest()[:24]
+    out = cache_dir / "notebooks" / key / relpath
+    if out.is_file():
+        return out
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.reads(source.decode("utf-8"), as_version=4)
+    for index, text in rendered_cells.items():
+        nb.cells[index].source = text
+    client = NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=False,
+                            resources={"metadata": {"path": str(root)}})
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        raise NotebookError(f"{relpath}: a cell failed while executing the notebook:\n{exc}") from exc
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        nbformat.write(nb, fh)
+    os.replace(tmp, out)
+    return out

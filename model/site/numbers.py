@@ -1,0 +1,156 @@
+"""The numbers a page can cite: a flat namespace of keys over the results, and formats.
+
+Keys read like paths: `l6.alpha.median_sink`, `l6.layer2.value_norm.above_50`,
+`l6.ratio.cls_v.median`, `l3.row.s4.w2.alpha.sink_share`. `flatten` defines them all;
+`nested` gives the same values as nested dicts for claims (`l6.alpha.above_90 == 0`).
+
+A format says how a number is printed and, with it, how far it may move before the
+printed value could change: the lock's default tolerance is half the last printed unit.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+class NumberError(KeyError):
+    """An unknown key or a bad format; the page renderer adds page and line."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+def flatten(results: dict) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "n_sentences": len(results["sentences"]),
+        "n_models": len(results["models"]),
+        "stop_rule.threshold": results["stop_rule"]["threshold"],
+        "stop_rule.max_rows_above": results["stop_rule"]["max_rows_above"],
+        "positional_threshold": results["positional_threshold"],
+    }
+    for i, text in enumerate(results["sentences"]):
+        out[f"sentence.{i}"] = text
+    for k, m in results["models"].items():
+        _model(out, k, m, results["sentences"])
+    return out
+
+
+def _put(out: dict, prefix: str, values: dict) -> None:
+    for name, v in values.items():
+        if isinstance(v, (bool, int, float, str)) and v is not None:
+            out[f"{prefix}.{name}"] = v
+
+
+def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
+    L, nh = m["n_layers"], m["n_heads"]
+    _put(out, k, {"n_layers": L, "n_heads": nh, "n_heads_total": L * nh, "n_sentences": m["n_sentences"],
+                  "model": m["model"], "adopted": m["adopted"]})
+    for lens, s in m["summary"].items():
+        p = f"{k}.{lens}"
+        _put(out, p, s["stats"])
+        _put(out, p, {key: s[key] for key in ("all_heads_median_sink", "worse_rows", "sep_fraction_of_sink",
+                                              "max_relative_worsening", "same_head_as_alpha")})
+        out[f"{p}.worst_sentence_text"] = sentences[s["stats"]["worst_sentence"]]
+        out[f"{p}.n_positional"] = len(s["positional_heads"])
+        for layer, n in enumerate(s["layer_picks"]):
+            out[f"{p}.picks.layer{layer}"] = n
+    for ls in m["per_layer"]:
+        _put(out, f"{k}.layer{ls['layer']}.{ls['lens']}", ls["stats"])
+    for r in m["ratios"]:
+        where = k if r["layer"] is None else f"{k}.layer{r['layer']}"
+        _put(out, f"{where}.ratio.{r['token']}_{r['vector']}", {"median": r["median"], "below_1": r["below_1"], "n": r["n"]})
+    for v in m["verdicts"]:
+        _put(out, f"{k}.verdict.{v['lens']}", {"rows_above": v["rows_above"], "adopted": v["adopted"]})
+    for i, a in enumerate(m["anchors"]):
+        _put(out, f"{k}.anchor{i}", a)
+    if m["checks"]:
+        _put(out, f"{k}.check", m["checks"])
+    _put(out, f"{k}.rollout", {key: v for key, v in m["rollout"].items() if key != "entropies"})
+    for f in m["flips"]:
+        p = f"{k}.flip.{f['lens']}"
+        _put(out, p, {key: f[key] for key in ("changed_total", "follows_reader_total", "n_heads_total")})
+        _put(out, p, {key: f[key] for key in ("follows_every_pair", "most_pairs_followed", "n_pairs") if key in f})
+        for i, pair in enumerate(f["pairs"]):
+            _put(out, f"{p}.pair{i}", {key: pair[key] for key in ("changed", "follows_reader", "n_heads")})
+    for name, mutant in m.get("mutant", {}).items():  # deliberately wrong variants (model/mutants.py)
+        _put(out, f"{k}.mutant.{name}", mutant)
+    for r in m["rows"]:
+        _put(out, f"{k}.row.s{r['sentence']}.w{r['word_index']}.{r['lens']}",
+             {key: r[key] for key in ("word", "layer", "head", "sink_share", "content_mass", "top_word", "top_weight")})
+
+
+def nested(flat: dict[str, Any]) -> dict:
+    """`a.b.c` keys -> {"a": {"b": {"c": ...}}}, for expressions over the results."""
+    root: dict = {}
+    for key, value in flat.items():
+        node = root
+        *parts, last = key.split(".")
+        for part in parts:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return root
+
+
+# -- formats ------------------------------------------------------------------------------
+
+_FORMAT = re.compile(r"^(pct|fixed|ratio|sci):(\d)$|^(int|text|yesno)$")
+
+
+def parse_format(fmt: str) -> tuple[str, int]:
+    m = _FORMAT.match(fmt)
+    if not m:
+        raise NumberError(
+            f"bad format {fmt!r}: use pct:N, fixed:N, ratio:N, sci:N (N a digit), int, text or yesno"
+        )
+    return (m.group(1), int(m.group(2))) if m.group(1) else (m.group(3), 0)
+
+
+def default_format(value: Any) -> str:
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "yesno"
+    return "int" if isinstance(value, int) else "fixed:3"
+
+
+def format_value(key: str, value: Any, fmt: str) -> str:
+    kind, digits = parse_format(fmt)
+    if kind == "text":
+        return str(value)
+    if isinstance(value, str):
+        raise NumberError(f"{key!r} is text ({value!r}); cite it with format 'text'")
+    if kind == "yesno":
+        return "yes" if value else "no"
+    if kind == "int":
+        if float(value) != int(value):
+            raise NumberError(f"{key!r} = {value!r} is not a whole number; format 'int' would hide that")
+        return f"{int(value)}"
+    if kind == "pct":
+        return f"{value * 100:.{digits}f}%"
+    if kind == "fixed":
+        return f"{value:.{digits}f}"
+    if kind == "ratio":
+        return f"{value:.{digits}f}×"
+    return f"{value:.{digits}e}"  # sci
+
+
+def tolerance(fmt: str, value: Any) -> float:
+    """Half the last printed unit: a move below it cannot change what the reader sees
+    by more than rounding. Text, yes/no and whole numbers must match exactly."""
+    kind, digits = parse_format(fmt)
+    if kind in ("text", "yesno", "int"):
+        return 0.0
+    if kind == "pct":
+        return 0.5 * 10 ** -(digits + 2)
+    if kind == "sci":
+        return abs(float(value)) * 0.5 * 10**-digits if value else 0.0
+    return 0.5 * 10**-digits
+
+
+def lookup(numbers: dict[str, Any], key: str) -> Any:
+    if key not in numbers:
+        close = [k for k in numbers if k.rsplit(".", 1)[-1] == key.rsplit(".", 1)[-1]][:3]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise NumberError(f"unknown number {key!r}{hint}")
+    return numbers[key]
+
