@@ -126,7 +126,7 @@ def project(tmp_path) -> Path:
     for name in ("docs", "hooks"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     if (ROOT / ".cache").is_dir():
-        shutil.copytree(ROOT / ".cache", tmp_path / ".cache", ignore=shutil.ignore_patterns("notebooks", "*.tmp"))
+        shutil.copytree(ROOT / ".cache", tmp_path / ".cache", ignore=shutil.ignore_patterns("*.tmp"))
     return tmp_path
 
 
