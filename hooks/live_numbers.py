@@ -12,7 +12,9 @@ import logging
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
+from mkdocs.utils.meta import get_data
 
 from model.site import gate, published
 from model.site.charts import ChartError
@@ -47,6 +49,7 @@ def on_config(config):
 def on_pre_build(config) -> None:
     # Before MkDocs cleans site/: a failing gate leaves the previous site untouched.
     settings = _state["settings"]
+    published.prefetch_vega_bundle(settings.cache_dir)  # cold: bundles while the gate measures
     try:
         report = gate.run(settings)
     except USER_ERRORS as exc:
@@ -58,6 +61,7 @@ def on_pre_build(config) -> None:
         log.warning("numbers gate failed (shown as banners while serving):\n%s", report.message(settings.lock))
 
 
+@event_priority(50)  # before mkdocs-jupyter's on_files, so it wraps the executed copy as a page
 def on_files(files, config):
     report, settings = _state["report"], _state["settings"]
     for path, content in published.generated_files(report, settings.cache_dir).items():
@@ -75,7 +79,10 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    return _state["report"].rendered.get(page.file.src_uri, markdown)
+    rendered = _state["report"].rendered.get(page.file.src_uri)
+    # The gate renders whole files (so errors carry true line numbers); MkDocs has
+    # already read the front matter, so drop it here.
+    return markdown if rendered is None else get_data(rendered)[0]
 
 
 def on_page_content(html_text: str, page, config, files) -> str:

@@ -93,6 +93,7 @@ class LensSummary:
     worse_rows: int | None = None               # vs alpha, norm lenses only
     max_relative_worsening: float | None = None
     same_head_as_alpha: int | None = None
+    above_50_min_alpha_sink: float | None = None  # of the rows still above half, the least sink they had under α
 
 
 @dataclass
@@ -271,6 +272,8 @@ def summarize(sentences: list[SentenceRows], n_layers: int, threshold: float) ->
             rel = np.where(alpha_sink > 0, (sinks - alpha_sink) / alpha_sink, 0.0)
             s.worse_rows = int(worse.sum())
             s.max_relative_worsening = float(rel.max()) if worse.any() else 0.0
+            still = alpha_sink[sinks > 0.5]
+            s.above_50_min_alpha_sink = float(still.min()) if still.size else None
             s.same_head_as_alpha = sum(
                 (a.layer, a.head) == (r.layer, r.head) for a, r in zip(rows["alpha"], rows[lens])
             )

@@ -28,6 +28,8 @@ def flatten(results: dict) -> dict[str, Any]:
         "stop_rule.max_rows_above": results["stop_rule"]["max_rows_above"],
         "positional_threshold": results["positional_threshold"],
     }
+    for name, version in results["provenance"]["libraries"].items():
+        out[f"library.{name}"] = version
     for i, text in enumerate(results["sentences"]):
         out[f"sentence.{i}"] = text
     for k, m in results["models"].items():
@@ -44,12 +46,13 @@ def _put(out: dict, prefix: str, values: dict) -> None:
 def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
     L, nh = m["n_layers"], m["n_heads"]
     _put(out, k, {"n_layers": L, "n_heads": nh, "n_heads_total": L * nh, "n_sentences": m["n_sentences"],
-                  "model": m["model"], "adopted": m["adopted"]})
+                  "model": m["model"], "adopted": m["adopted"], "sha256": m["sha256"], "source": m["source"]})
     for lens, s in m["summary"].items():
         p = f"{k}.{lens}"
         _put(out, p, s["stats"])
         _put(out, p, {key: s[key] for key in ("all_heads_median_sink", "worse_rows", "sep_fraction_of_sink",
-                                              "max_relative_worsening", "same_head_as_alpha")})
+                                              "max_relative_worsening", "same_head_as_alpha",
+                                              "above_50_min_alpha_sink")})
         out[f"{p}.worst_sentence_text"] = sentences[s["stats"]["worst_sentence"]]
         out[f"{p}.n_positional"] = len(s["positional_heads"])
         for layer, n in enumerate(s["layer_picks"]):

@@ -196,8 +196,30 @@ def mutant(r, model: str, name: str = "wrong_agg") -> str:
     return md_table(["Check", "On the mutant", "Result"], rows)
 
 
+def provenance(r) -> str:
+    """Each measured model: what it is and which exact file the numbers come from."""
+    rows = []
+    for key, m in r.results["models"].items():
+        c = lambda k, fmt="int": r.cite(f"{key}.{k}", fmt)
+        rows.append([c("model", "text"), f"`{key}`", c("n_layers"), c("n_heads"), c("source", "text"),
+                     f"`{c('sha256', 'text')}`"])
+    libs = ", ".join(f"{name} {r.cite(f'library.{name}', 'text')}" for name in r.results["provenance"]["libraries"])
+    return md_table(["Model", "Key", "Layers", "Heads", "Weights", "sha256 of the weights file"], rows) + f"\nLibraries: {libs}.\n"
+
+
+def agreement(r) -> str:
+    """Reference vs oracle on the corpus, per model."""
+    rows = []
+    for key, m in r.results["models"].items():
+        c = lambda k, fmt: r.cite(f"{key}.check.{k}", fmt)
+        rows.append([escape(m["model"]), c("oracle_max_abs_alpha", "sci:1"), c("oracle_max_abs_hidden", "sci:1"),
+                     c("oracle_max_abs_sink", "sci:1"), c("oracle_same_heads", "yesno")])
+    return md_table(["Model", "Attention (max abs)", "Last hidden state (max abs)", "Displayed sink shares (max abs)",
+                     "Same head for every row"], rows)
+
+
 TABLES = {
     f.__name__: f
-    for f in (lens_summary, ratios, ratios_by_layer, per_layer, layer_picks, displayed_rows, depth, checks,
+    for f in (provenance, agreement, lens_summary, ratios, ratios_by_layer, per_layer, layer_picks, displayed_rows, depth, checks,
               anchors, rollout, flips, mutant, rollout_displayed)
 }
