@@ -203,3 +203,17 @@ def test_lock_file_errors_name_file_and_key(tmp_path):
     path.write_text('{"numbers": ')
     with pytest.raises(lock.LockError, match=r"numbers.lock.json:1: not valid JSON"):
         lock.read(path)
+
+
+def test_the_articles_numbers_equal_the_clis(project):
+    """What `python -m model measure` prints on the corpus is what the pages publish."""
+    report = gate.run(settings(project), with_charts=False)
+    out = subprocess.run([sys.executable, "-m", "model", "measure", "--sentences", "docs/corpus.txt", "--json"],
+                         cwd=project, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    cli = json.loads(out.stdout)
+    published = report.results["models"]["l6"]
+    assert cli["summary"] == published["summary"]
+    assert cli["rows"] == published["rows"]
+    locked = lock.read(settings(project).lock).numbers
+    assert locked["l6.alpha.median_sink"].value == cli["summary"]["alpha"]["stats"]["median_sink"]
