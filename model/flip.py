@@ -30,6 +30,9 @@ class FlipResult:
     changed_total: int
     follows_reader_total: int
     n_heads_total: int
+    follows_every_pair: int = 0   # heads that follow the reader in every pair
+    most_pairs_followed: int = 0  # the most pairs any single head follows the reader in
+    n_pairs: int = 0
 
 
 def winners(rows: np.ndarray, words: list[str], pair: FlipPair) -> list[str]:
@@ -57,10 +60,18 @@ def flip_result(lens: str, pairs: list[FlipPair], sentences, index: dict[str, in
                 winners=[[a, b] for a, b in zip(wa, wb)],
             )
         )
+    # The same head across pairs: a head that tracked the referent would follow the reader in all.
+    followed = [
+        sum(tuple(p.winners[h]) == tuple(pair.referents) for p, pair in zip(out, pairs))
+        for h in range(out[0].n_heads if out else 0)
+    ]
     return FlipResult(
         lens=lens,
         pairs=out,
         changed_total=sum(p.changed for p in out),
         follows_reader_total=sum(p.follows_reader for p in out),
         n_heads_total=sum(p.n_heads for p in out),
+        follows_every_pair=sum(n == len(out) for n in followed) if out else 0,
+        most_pairs_followed=max(followed, default=0),
+        n_pairs=len(out),
     )

@@ -130,8 +130,8 @@ def rollout_views(results: dict):
     data = [
         {"entropy": e, "model": m["model"], "view": view}
         for m in results["models"].values()
-        for view, values in (("full row ([CLS], [SEP], itself included)", m["rollout"]["entropies"]),
-                             ("displayed row (other words only)", m["rollout"]["displayed_entropies"]))
+        for view, values in (("full row", m["rollout"]["entropies"]),
+                             ("displayed row (other words)", m["rollout"]["displayed_entropies"]))
         for e in values
     ]
     return alt.Chart(alt.Data(values=data)).mark_bar(opacity=0.7).encode(
@@ -216,20 +216,56 @@ def _fields(node, out: set[str]) -> None:
             _fields(v, out)
 
 
+def _made(transforms: list) -> set[str]:
+    """Fields a transform list creates: every `as` in it (calculate, aggregate, window,
+    bin, fold, ...), and fold's and density's default output names."""
+    out: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            names = node.get("as")
+            out.update([names] if isinstance(names, str) else names if isinstance(names, list) else [])
+            if "fold" in node and "as" not in node:
+                out.update(["key", "value"])
+            if "density" in node and "as" not in node:
+                out.update(["value", "density"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(transforms)
+    return out
+
+
 def check_fields(chart_id: str, spec: dict) -> None:
-    """Every field an encoding names must be in the inline data it reads."""
-    specs = spec.get("layer", [spec]) if "layer" in spec else [spec]
-    for sub in specs:
-        values = sub.get("data", spec.get("data", {})).get("values") or []
-        if not values and "datasets" in spec:
-            name = sub.get("data", spec.get("data", {})).get("name")
-            values = spec["datasets"].get(name, [])
-        known = set().union(*(row.keys() for row in values)) if values else set()
+    """Every field an encoding (or facet) names must be in the inline data it reads, or
+    be made by a transform on the way. Layers, concatenations and facets are checked one
+    by one, each against the data it inherits or brings."""
+    datasets = spec.get("datasets", {})
+
+    def walk(node: dict, rows: list | None, made: set[str]) -> None:
+        data = node.get("data")
+        if isinstance(data, dict) and ("values" in data or "name" in data):
+            rows = data["values"] if "values" in data else datasets.get(data["name"])
+            made = set()
+        made = made | _made(node.get("transform", []))
         used: set[str] = set()
-        _fields(sub.get("encoding", {}), used)
-        unknown = sorted(used - known) if known else []
-        if unknown:
-            raise ChartError(f"chart {chart_id!r}: unknown field {unknown[0]!r}; the data has {sorted(known)}")
+        _fields(node.get("encoding", {}), used)
+        _fields(node.get("facet", {}), used)
+        if used and rows:  # no inline rows: nothing to check against
+            known = set().union(*(row.keys() for row in rows if isinstance(row, dict))) | made
+            unknown = sorted(used - known)
+            if unknown:
+                raise ChartError(f"chart {chart_id!r}: unknown field {unknown[0]!r}; the data has {sorted(known)}")
+        for key in ("layer", "hconcat", "vconcat", "concat"):
+            for child in node.get(key, []):
+                walk(child, rows, made)
+        if isinstance(node.get("spec"), dict):
+            walk(node["spec"], rows, made)
+
+    walk(spec, None, set())
 
 
 def build(results: dict, chart_id: str) -> dict:

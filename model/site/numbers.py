@@ -94,6 +94,18 @@ def nested(flat: dict[str, Any]) -> dict:
     return root
 
 
+# Text from the results (a sentence, a word, a model's name) lands in Markdown, not HTML:
+# escaping <, & and quotes is not enough, since "[x](javascript:...)", "*x*", "x{ onclick=..}"
+# (attr_list) or a "|" in a table cell are markup too. Every such character is written as a
+# numeric character reference, which Markdown passes through and the browser shows as written.
+_MD_TEXT = str.maketrans({c: f"&#{ord(c)};" for c in "&<>\"'\\`*_{}[]()#+-.!|~=:"})
+
+
+def md_text(value: Any) -> str:
+    """`value` as text that shows exactly as written in a Markdown page (or its HTML)."""
+    return str(value).translate(_MD_TEXT)
+
+
 # -- formats ------------------------------------------------------------------------------
 
 _FORMAT = re.compile(r"^(pct|fixed|ratio|sci):(\d)$|^(int|text|yesno)$")

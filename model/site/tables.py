@@ -2,7 +2,7 @@
 whose every number goes through `r.cite`, so it is recorded and locked like prose."""
 from __future__ import annotations
 
-from markupsafe import escape
+from .numbers import md_text as escape  # Markdown-safe, not only HTML-safe: see md_text
 
 LENS_NAMES = {"alpha": "α", "value_norm": "‖α v‖", "output_norm": "‖α f(x)‖"}
 LENSES = tuple(LENS_NAMES)
