@@ -66,7 +66,11 @@ def read_sentences(path: Path) -> list[str]:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise StudyError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from exc
-    lines = text.splitlines()
+    # Lines end at "\n" only: str.splitlines() also breaks at U+2028, form feeds and
+    # the like, which would split a sentence in two and shift every line number after it.
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the newline that ends the last line
     if not lines:
         raise StudyError(f"{path}: no sentences")
     for i, line in enumerate(lines, 1):
@@ -97,6 +101,8 @@ def load(path: str | Path) -> Study:
         anchors = tuple(Anchor(a["sentence"], a["from"], a["to"]) for a in raw.get("anchors", []))
         positional = float(raw["head_rule"]["positional_threshold"])
         models = tuple(ModelSpec(str(m["name"]), str(m["key"])) for m in raw["models"])
+    except StudyError:
+        raise  # the corpus's own error, naming its file and line
     except KeyError as exc:
         raise StudyError(f"{path}: missing setting {exc.args[0]!r}") from exc
     except (TypeError, ValueError) as exc:

@@ -7,6 +7,7 @@ interrupted accept leaves the old lock whole.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from dataclasses import dataclass
@@ -59,10 +60,13 @@ def read(path: Path) -> Lock:
             raise LockError(f"{path}: number {key!r} has no 'value'")
         if "tolerance" not in entry:
             raise LockError(f"{path}: number {key!r} has no 'tolerance'")
-        tol = entry["tolerance"]
-        if not isinstance(tol, (int, float)) or isinstance(tol, bool) or tol < 0:
+        tol, value = entry["tolerance"], entry["value"]
+        # NaN compares false with everything: a NaN tolerance or value could never drift.
+        if not isinstance(tol, (int, float)) or isinstance(tol, bool) or not 0 <= tol < math.inf:
             raise LockError(f"{path}: number {key!r} has a bad tolerance {tol!r}")
-        numbers[key] = Locked(entry["value"], float(tol))
+        if not isinstance(value, (str, bool, int, float)) or (isinstance(value, float) and not math.isfinite(value)):
+            raise LockError(f"{path}: number {key!r} has a bad value {value!r}")
+        numbers[key] = Locked(value, float(tol))
     return Lock(numbers, raw.get("provenance", {}))
 
 
@@ -92,7 +96,7 @@ def moved(locked: Locked, now: Any) -> bool:
     """Has a number drifted beyond its tolerance (or changed kind, for text)?"""
     if isinstance(locked.value, (str, bool)) or isinstance(now, (str, bool)):
         return locked.value != now
-    return abs(float(now) - float(locked.value)) > locked.tolerance
+    return not abs(float(now) - float(locked.value)) <= locked.tolerance  # a NaN has moved
 
 
 def provenance_changes(old: dict, new: dict, prefix: str = "") -> list[str]:

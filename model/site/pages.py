@@ -110,7 +110,7 @@ class Renderer:
         fmt = fmt or nums.default_format(value)
         out = nums.format_value(key, value, fmt)
         self._rendered.citations.append(Citation(key, fmt, self._rendered.page, line))
-        return str(escape(out)) if isinstance(value, str) else out
+        return nums.md_text(out) if isinstance(value, str) else out  # text, never markup
 
     def _num(self, key: str, fmt: str | None = None) -> str:
         return self.cite(key, fmt)

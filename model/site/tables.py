@@ -101,8 +101,7 @@ def depth(r) -> str:
             c("ratio.cls_v.median", "ratio:2"), c("ratio.sep_v.median", "ratio:2"),
             c("adopted", "yesno"),
         ])
-    head = ["Model", "Median sink α", "Median sink ‖αv‖", "> 50 % α", "> 50 % ‖αv‖",
-            "[CLS] ‖v‖ ratio", "[SEP] ‖v‖ ratio", "Stop rule: adopt"]
+    head = ["Model", "Median α", "Median ‖αv‖", "> 50 % α", "> 50 % ‖αv‖", "[CLS] ‖v‖", "[SEP] ‖v‖", "Adopted"]
     return md_table(head, rows)
 
 

@@ -1,0 +1,194 @@
+"""The built site as a reader gets it, in headless Chromium, served on 127.0.0.1 only:
+every page of the nav loads without a console error, every chart is drawn (an SVG with
+marks, not an empty div), Material's instant navigation still draws the next page's
+charts, and no request leaves the host. Screenshots go to tests/screenshots/: look at them.
+
+A corpus sentence that holds HTML is tested in tests/test_bad_input.py (it needs its own
+corpus, hence its own build).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, SCREENSHOTS
+
+pytestmark = pytest.mark.browser
+
+# Every drawn mark of our charts lands in one of these (points, bars, lines).
+MARKS = "svg .mark-symbol path, svg .mark-rect path, svg .mark-line path"
+
+
+class _NavLoader(yaml.SafeLoader):
+    """mkdocs.yml may carry MkDocs' own tags (!ENV, !relative); the nav never needs them."""
+
+
+_NavLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+def nav_pages() -> list[str]:
+    """The source paths of every page in mkdocs.yml's nav, in nav order."""
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_NavLoader)
+    found: list[str] = []
+
+    def walk(items):
+        for item in items:
+            target = item if isinstance(item, str) else next(iter(item.values()))
+            if isinstance(target, list):
+                walk(target)
+            elif not re.match(r"^[a-z]+://", target):
+                found.append(target)
+
+    walk(config["nav"])
+    return found
+
+
+def url_of(src: str) -> str:
+    """Site path of a page (use_directory_urls): articles/sink.md -> articles/sink/."""
+    stem = src.rsplit(".", 1)[0]
+    if stem == "index":
+        return ""
+    return (stem[: -len("index")] if stem.endswith("/index") else stem + "/")
+
+
+NAV = nav_pages()
+
+
+def chart_pages(built_site: Path) -> list[str]:
+    return sorted(url_of(p) for p in NAV
+                  if 'class="vega-chart"' in (built_site / url_of(p) / "index.html").read_text(encoding="utf-8"))
+
+
+def wait_for_charts(page, timeout: float = 20_000) -> list[dict]:
+    """Every div.vega-chart of the page, once each has drawn marks (or said it failed, or
+    the time is up: the caller's assertion then names the charts left empty)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            """(sel) => [...document.querySelectorAll('div.vega-chart')]
+                          .every(el => el.querySelector(sel) || /failed/.test(el.textContent))""",
+            arg=MARKS, timeout=timeout,
+        )
+    except PlaywrightTimeout:
+        pass
+    return page.evaluate(
+        """(sel) => [...document.querySelectorAll('div.vega-chart')].map(el => ({
+              id: el.id, marks: el.querySelectorAll(sel).length, text: el.textContent.slice(0, 300)}))""",
+        MARKS,
+    )
+
+
+def assert_charts_drawn(charts: list[dict], where: str) -> None:
+    empty = [c for c in charts if c["marks"] == 0]
+    assert not empty, f"{where}: charts not drawn: {empty}"
+
+
+def assert_local(page, site_url: str) -> None:
+    away = [u for u in page.requests if not u.startswith(site_url) and u.split(":", 1)[0] not in ("data", "blob", "about")]
+    assert not away, f"requests left 127.0.0.1: {away}"
+
+
+def serve_sitemap(page, site_url: str, built_site: Path) -> None:
+    """Material only swaps pages listed in sitemap.xml, whose URLs must match the host
+    and port it is served on; MkDocs writes an empty sitemap when mkdocs.yml has no
+    `site_url`, and a port picked at random cannot be in it anyway. Serve the sitemap a
+    build with `site_url` = this server would have."""
+    pages = sorted(p.parent.relative_to(built_site).as_posix() for p in built_site.rglob("index.html"))
+    locs = "".join(f"<url><loc>{site_url}{'' if p == '.' else p + '/'}</loc></url>" for p in pages)
+    body = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{locs}</urlset>'
+    page.route("**/sitemap.xml", lambda route: route.fulfill(status=200, content_type="application/xml", body=body))
+
+
+def test_the_nav_is_what_was_built(built_site):
+    """Every nav entry became an HTML page (a notebook too, not a raw .ipynb download)."""
+    assert NAV, "no nav in mkdocs.yml"
+    missing = [p for p in NAV if not (built_site / url_of(p) / "index.html").is_file()]
+    assert not missing, f"nav entries with no built page: {missing}"
+    raw = [p.relative_to(built_site).as_posix() for p in built_site.rglob("*.ipynb")]
+    assert not raw, f"notebooks published as files, not pages: {raw}"
+
+
+@pytest.mark.parametrize("src", NAV)
+def test_every_nav_page_loads_clean_and_draws_its_charts(page, site_url, src):
+    response = page.goto(site_url + url_of(src))
+    assert response is not None and response.status == 200
+    page.wait_for_load_state("networkidle")
+    charts = wait_for_charts(page)
+    assert_charts_drawn(charts, src)
+    assert page.locator("article h1").count() >= 1, f"{src}: no title"
+    assert page.console_errors == [], f"{src}: {page.console_errors}"
+    assert_local(page, site_url)
+
+
+def test_charts_survive_instant_navigation(page, site_url, built_site):
+    """Click through the nav sidebar: Material swaps the page in place (the window and
+    its marker survive) and the next page's charts are drawn, every time, back too."""
+    targets = chart_pages(built_site)
+    assert targets, "no page of the nav has a chart"
+    serve_sitemap(page, site_url, built_site)
+    start = next(url_of(p) for p in NAV if url_of(p) not in targets)
+    page.goto(site_url + start)
+    page.wait_for_load_state("networkidle")
+    page.evaluate("window.__same_document = 'kept'")
+    # Material emits document$ once the new page is swapped in: count the swaps.
+    page.evaluate("window.__swaps = 0; document$.subscribe(() => { window.__swaps += 1; })")
+
+    def click_nav(target: str) -> None:
+        swaps = page.evaluate("window.__swaps")
+        page.evaluate("document.querySelectorAll('[data-test-target]').forEach(a => a.removeAttribute('data-test-target'))")
+        href = page.evaluate(
+            """(url) => { const a = [...document.querySelectorAll('.md-sidebar--primary a.md-nav__link')]
+                              .find(a => a.href === url);
+                          if (!a) return null; a.setAttribute('data-test-target', '1');
+                          return a.href; }""", site_url + target)
+        assert href, f"no nav link to {target} on {page.url}"
+        page.click("[data-test-target]")
+        page.wait_for_url(site_url + target)
+        page.wait_for_function("(n) => window.__swaps > n", arg=swaps)
+
+    route = [*targets, start, targets[0]]
+    for target in route:
+        click_nav(target)
+        assert page.evaluate("window.__same_document") == "kept", f"{target}: full reload, not instant navigation"
+        if target in targets:
+            assert_charts_drawn(wait_for_charts(page), target)
+    for back_to in (start, targets[-1]):
+        swaps = page.evaluate("window.__swaps")
+        page.evaluate("history.back()")
+        page.wait_for_url(site_url + back_to)
+        page.wait_for_function("(n) => window.__swaps > n", arg=swaps)
+    assert page.evaluate("window.__same_document") == "kept"
+    assert_charts_drawn(wait_for_charts(page), f"back to {targets[-1]}")
+    assert page.console_errors == []
+    assert_local(page, site_url)
+
+
+@pytest.mark.parametrize("name, path, width", [
+    ("norm-lens", "articles/norm-lens/", 1280),
+    ("norm-lens-phone", "articles/norm-lens/", 390),
+    ("instrument", "instrument/", 1280),
+])
+def test_screenshots(browser, site_url, name, path, width):
+    """Written for a human to look at (tests/screenshots/); asserts only what a reader
+    would notice at once: charts drawn, nothing wider than the window."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(site_url + path)
+        page.wait_for_load_state("networkidle")
+        assert_charts_drawn(wait_for_charts(page), path)
+        page.wait_for_timeout(300)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{path} at {width}px is {overflow}px wider than the window"
+        assert errors == []
+    finally:
+        context.close()
