@@ -58,7 +58,8 @@ def on_pre_build(config) -> None:
     if not report.ok:
         if not _state["serve"]:
             raise PluginError("numbers gate failed\n" + report.message(settings.lock))
-        log.warning("numbers gate failed (shown as banners while serving):\n%s", report.message(settings.lock))
+        # INFO, not WARNING: under `strict: true` a warning would abort the serve rebuild.
+        log.info("numbers gate failed (shown as banners while serving):\n%s", report.message(settings.lock))
 
 
 @event_priority(50)  # before mkdocs-jupyter's on_files, so it wraps the executed copy as a page
@@ -68,7 +69,9 @@ def on_files(files, config):
         files.append(File.generated(config, path, content=content))
     for page, cells in report.notebook_cells.items():
         try:
-            src_dir = published.executed_notebook(page, cells, report, settings)
+            # Cold: the notebook executes in a thread while MkDocs reads the other pages
+            # (it was appended last); on_pre_page waits for it before it is read.
+            src_dir = published.start_notebook(page, cells, report, settings)
         except USER_ERRORS as exc:
             raise PluginError(str(exc)) from exc
         # mkdocs-jupyter converts the executed copy; it never runs the notebook itself.
@@ -76,6 +79,23 @@ def on_files(files, config):
         files.append(File(page, src_dir=str(src_dir), dest_dir=config.site_dir,
                           use_directory_urls=config.use_directory_urls))
     return files
+
+
+@event_priority(50)  # before mkdocs-jupyter's on_pre_page reads the executed copy
+def on_pre_page(page, config, files):
+    _wait_notebook(page.file.src_uri)
+    return page
+
+
+def on_post_build(config) -> None:
+    _wait_notebook(None)  # one no page read (excluded, say) still ends, and its error shows
+
+
+def _wait_notebook(page) -> None:
+    try:
+        published.wait_notebook(page)
+    except USER_ERRORS as exc:
+        raise PluginError(str(exc)) from exc
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

@@ -191,7 +191,10 @@ def test_under_serve_a_drift_is_a_banner_not_a_crash(project):
         cfg.plugins.on_startup(command="build", dirty=False)
     html = (project / "site" / "articles" / "norm-lens" / "index.html").read_text()
     assert "drift-banner" in html and "l6.alpha.median_sink" in html
-    assert "drift-banner" not in (project / "site" / "method" / "index.html").read_text()
+    # a page that does not cite the moved number gets no banner
+    citing = gate.run(settings(project)).cited["l6.alpha.median_sink"]
+    assert "evidence/flip.md" not in citing
+    assert "drift-banner" not in (project / "site" / "evidence" / "flip" / "index.html").read_text()
 
 
 def test_lock_file_errors_name_file_and_key(tmp_path):

@@ -27,11 +27,36 @@ def entry_path(cache_dir: Path, kind: str, key: str) -> Path:
     return cache_dir / f"{kind}-{key[:32]}.json"
 
 
+def _entry_text(key: str, payload_text: str) -> str:
+    # Byte for byte what json.dump({"key", "payload", "sha256"}, sort_keys=True) writes,
+    # built from the payload's text so a big payload is serialized once, not three times.
+    return f'{{"key": {json.dumps(key)}, "payload": {payload_text}, "sha256": "{_digest(payload_text)}"}}'
+
+
+_TAIL = len(', "sha256": "') + 64 + len('"}')
+
+
+def _read_fast(text: str, key: str) -> Any | None:
+    """The payload of an entry laid out as `_entry_text` lays it, checked on its raw text
+    (no re-serialization of a big payload just to check it); None if laid out otherwise."""
+    head = f'{{"key": {json.dumps(key)}, "payload": '
+    if not (text.startswith(head) and text.endswith('"}') and text[-_TAIL:].startswith(', "sha256": "')):
+        return None
+    payload_text, digest = text[len(head):-_TAIL], text[-_TAIL + len(', "sha256": "'):-2]
+    if _digest(payload_text) != digest:
+        raise ValueError("key or digest mismatch")
+    return json.loads(payload_text)
+
+
 def read(cache_dir: Path, kind: str, key: str) -> Any | None:
     """The cached payload, or None if absent, partial, corrupt or for another key."""
     path = entry_path(cache_dir, kind, key)
     try:
-        entry = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        payload = _read_fast(text, key)
+        if payload is not None:
+            return payload
+        entry = json.loads(text)
         payload_text = json.dumps(entry["payload"], sort_keys=True)
         if entry["key"] != key or entry["sha256"] != _digest(payload_text):
             raise ValueError("key or digest mismatch")
@@ -44,14 +69,16 @@ def read(cache_dir: Path, kind: str, key: str) -> Any | None:
 
 
 def write(cache_dir: Path, kind: str, key: str, payload: Any) -> Path:
+    return _write_text(cache_dir, kind, key, json.dumps(payload, sort_keys=True))
+
+
+def _write_text(cache_dir: Path, kind: str, key: str, payload_text: str) -> Path:
     cache_dir.mkdir(parents=True, exist_ok=True)
     path = entry_path(cache_dir, kind, key)
-    payload_text = json.dumps(payload, sort_keys=True)
-    entry = {"key": key, "sha256": _digest(payload_text), "payload": payload}
     fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(entry, fh, sort_keys=True)
+            fh.write(_entry_text(key, payload_text))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -64,8 +91,8 @@ def get(cache_dir: Path, kind: str, key: str, compute: Callable[[], Any]) -> tup
     payload = read(cache_dir, kind, key)
     if payload is not None:
         return payload, True
-    payload = compute()
-    # Round-trip through JSON so a fresh payload equals a cached one exactly.
-    payload = json.loads(json.dumps(payload, sort_keys=True))
-    write(cache_dir, kind, key, payload)
-    return payload, False
+    # Round-trip through JSON so a fresh payload equals a cached one exactly; the same
+    # text is what the entry stores (one serialization of a big payload, not three).
+    payload_text = json.dumps(compute(), sort_keys=True)
+    _write_text(cache_dir, kind, key, payload_text)
+    return json.loads(payload_text), False

@@ -8,8 +8,11 @@ holds. Page errors (unknown key, bad format, syntax) raise `PageError` at once.
 """
 from __future__ import annotations
 
+import gc
 import json
 import logging
+import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,15 +44,92 @@ class Settings:
 _MEMO: dict[str, Any] = {}
 
 
-def load_results(settings: Settings) -> tuple[dict, str]:
-    """(results, cache key): from memory, the disk cache, or a fresh measurement."""
+_SHA_FILE = "weights-sha256.json"
+
+
+def _weights_shas(cache_dir: Path, save: bool = False) -> None:
+    """Keep `results`' in-process memo of weights digests on disk between builds.
+
+    Hashing the weights files costs ~0.15 s a build (160 MB); a warm build should not
+    pay it. An entry is reused only while the file's size, mtime, ctime and inode are
+    all unchanged (ctime cannot be set back by hand), so a replaced file is re-hashed.
+    """
+    memo = getattr(results_mod, "_SHA_MEMO", None)
+    if not isinstance(memo, dict):
+        return
+    path = cache_dir / _SHA_FILE
+
+    def stamp(p: str):
+        try:
+            st = os.stat(p)
+        except OSError:
+            return None
+        return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+    try:
+        if not save:
+            for p, (size, mtime, ctime, ino, sha) in json.loads(path.read_text(encoding="utf-8")).items():
+                if stamp(p) == [size, mtime, ctime, ino]:
+                    memo.setdefault((p, size, mtime), sha)
+            return
+        known = {p: [*now, sha] for (p, size, mtime), sha in memo.items()
+                 if (now := stamp(p)) is not None and now[:2] == [size, mtime]}
+        if path.is_file() and json.loads(path.read_text(encoding="utf-8")) == known:
+            return
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=_SHA_FILE, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(known, fh, sort_keys=True)
+        os.replace(tmp, path)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return  # a memo, never a source of truth: without it the files are hashed
+
+
+def load_results(settings: Settings, views: bool = True) -> tuple[dict, str]:
+    """(results, cache key): from memory, the disk cache, or a fresh measurement.
+
+    views=False: the results without each model's `views` (the instrument's per-head
+    data, ~2/3 of the entry, read only to publish the instrument's files), kept as an
+    entry of their own so a warm build does not parse them. The pages and the gate use
+    these; `Report.full_results()` gets the rest when it is needed.
+    """
     study = study_mod.load(settings.study)
+    _weights_shas(settings.cache_dir)
     key = results_mod.cache_key(results_mod.provenance(study))
+    _weights_shas(settings.cache_dir, save=True)
+    if not views and ("results", key) not in _MEMO:
+        if ("slim", key) not in _MEMO:
+            slim = cache.read(settings.cache_dir, "results-slim", key)
+            # Never the slim entry alone: a gate run leaves the full entry in place, as before.
+            if slim is None or not cache.entry_path(settings.cache_dir, "results", key).is_file():
+                slim = _without_views(load_results(settings)[0])
+                cache.write(settings.cache_dir, "results-slim", key, slim)
+            _MEMO[("slim", key)] = slim
+        return _MEMO[("slim", key)], key
     if ("results", key) not in _MEMO:
-        payload, hit = cache.get(settings.cache_dir, "results", key, lambda: results_mod.measure(settings.study))
+        payload, hit = cache.get(settings.cache_dir, "results", key, lambda: _measure(settings.study))
         log.info("results %s (%s)", key[:12], "from cache" if hit else "computed")
         _MEMO[("results", key)] = payload
-    return _MEMO[("results", key)], key
+    full = _MEMO[("results", key)]
+    return (full if views else _without_views(full)), key
+
+
+def _measure(study_path: Path) -> dict:
+    """`results.measure` with the cyclic garbage collector paused: the measurement makes
+    millions of small objects and next to no cycles (about a hundred), and the
+    collector's passes over them cost ~0.3 s of a cold build. The next pass collects those."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return results_mod.measure(study_path)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _without_views(results: dict) -> dict:
+    return {**results, "models": {k: {f: v for f, v in m.items() if f != "views"}
+                                  for k, m in results["models"].items()}}
 
 
 def load_charts(settings: Settings, results: dict, results_key: str) -> dict[str, dict]:
@@ -93,7 +173,7 @@ class Drift:
 
 @dataclass
 class Report:
-    results: dict
+    results: dict          # without the models' `views` (see load_results); full_results() has them
     results_key: str
     charts: dict[str, dict]
     rendered: dict[str, str] = field(default_factory=dict)                  # page -> text
@@ -105,6 +185,13 @@ class Report:
     uncited: list[str] = field(default_factory=list)
     failed_claims: list[Claim] = field(default_factory=list)
     provenance_changes: list[str] = field(default_factory=list)
+    settings: Settings | None = None
+
+    def full_results(self) -> dict:
+        """The results with every model's per-head `views` (the instrument's data)."""
+        if self.settings is None or all("views" in m for m in self.results["models"].values()):
+            return self.results
+        return load_results(self.settings)[0]
 
     @property
     def ok(self) -> bool:
@@ -146,9 +233,9 @@ class Report:
 
 
 def run(settings: Settings, with_charts: bool = True) -> Report:
-    results, key = load_results(settings)
+    results, key = load_results(settings, views=False)
     charts = load_charts(settings, results, key) if with_charts else {}
-    report = Report(results=results, results_key=key, charts=charts)
+    report = Report(results=results, results_key=key, charts=charts, settings=settings)
 
     def chart_spec(chart_id: str) -> dict:
         if with_charts and chart_id not in charts:
@@ -156,6 +243,7 @@ def run(settings: Settings, with_charts: bool = True) -> Report:
         return charts.get(chart_id, {})
 
     renderer = Renderer(results, chart_spec)
+    render = _render_memo(settings.cache_dir, key, with_charts, renderer)
     rendered_all = []
     for page in pages(settings.docs_dir):
         path = settings.docs_dir / page
@@ -163,18 +251,54 @@ def run(settings: Settings, with_charts: bool = True) -> Report:
             cells = {}
             for index, source in notebook_cells(path):
                 try:
-                    out = renderer.render(page, source)
+                    out = render(page, source, f"cell{index}")
                 except PageError as exc:
                     raise PageError(f"{exc} (markdown cell {index})") from None
                 cells[index] = out.text
                 rendered_all.append(out)
             report.notebook_cells[page] = cells
         else:
-            out = renderer.render(page, path.read_text(encoding="utf-8"))
+            out = render(page, path.read_text(encoding="utf-8"), "")
             report.rendered[page] = out.text
             rendered_all.append(out)
     _compare(report, rendered_all, renderer.numbers, settings.lock)
     return report
+
+
+def _render_memo(cache_dir: Path, results_key: str, with_charts: bool, renderer: Renderer):
+    """`renderer.render`, with each page's output (text, citations, claims) kept in the
+    cache: a prose edit re-renders the edited page only (Jinja compiles every page and
+    every claim afresh, ~0.5 s for the site). One entry per page, overwritten when the
+    page changes; it is used only for the same source, the same results, the same site
+    code (model/site/*.py) and the same Jinja2, MarkupSafe and Altair."""
+    import hashlib
+    from dataclasses import astuple
+    from importlib import metadata
+
+    from .pages import Citation, Rendered
+
+    h = hashlib.sha256(f"{results_key}\0{with_charts}\0".encode())
+    for dist in ("jinja2", "markupsafe", "altair"):
+        h.update(f"{dist}={metadata.version(dist)}\0".encode())
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    base = h.hexdigest()
+
+    def render(page: str, source: str, part: str) -> Rendered:
+        key = hashlib.sha256(f"{base}\0{page}\0{part}".encode()).hexdigest()
+        digest = hashlib.sha256(source.encode()).hexdigest()
+        hit = cache.read(cache_dir, "page", key)
+        if isinstance(hit, dict) and hit.get("source") == digest:
+            return Rendered(page, hit["text"], [Citation(*c) for c in hit["citations"]],
+                            [Claim(*c) for c in hit["claims"]])
+        out = renderer.render(page, source)
+        cache.write(cache_dir, "page", key, {
+            "source": digest, "text": out.text,
+            "citations": [astuple(c) for c in out.citations], "claims": [astuple(c) for c in out.claims],
+        })
+        return out
+
+    return render
 
 
 def _compare(report: Report, rendered, fresh_numbers: dict, lock_path: Path) -> None:

@@ -19,14 +19,20 @@ class NotebookError(RuntimeError):
     pass
 
 
+def executed_path(nb_path: Path, relpath: str, rendered_cells: dict[int, str], results_key: str,
+                  cache_dir: Path) -> Path:
+    """Where the executed copy is (or will be): `cache_dir/notebooks/<key>/<relpath>`."""
+    key = hashlib.sha256(
+        nb_path.read_bytes() + results_key.encode() + json.dumps(rendered_cells, sort_keys=True).encode()
+    ).hexdigest()[:24]
+    return cache_dir / "notebooks" / key / relpath
+
+
 def executed_copy(nb_path: Path, relpath: str, rendered_cells: dict[int, str], results_key: str,
                   cache_dir: Path, root: Path) -> Path:
     """Path of the executed notebook, inside `cache_dir/notebooks/<key>/<relpath>`."""
     source = nb_path.read_bytes()
-    key = hashlib.sha256(
-        source + results_key.encode() + json.dumps(rendered_cells, sort_keys=True).encode()
-    ).hexdigest()[:24]
-    out = cache_dir / "notebooks" / key / relpath
+    out = executed_path(nb_path, relpath, rendered_cells, results_key, cache_dir)
     if out.is_file():
         return out
     import nbformat

@@ -8,27 +8,70 @@
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import subprocess
+import sys
 import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 
-from .notebook import executed_copy
+from . import cache
+from .notebook import executed_copy, executed_path
 
 _MEMO: dict = {}
+_BUNDLING: dict[Path, subprocess.Popen] = {}
+_BUNDLE_SCRIPT = """import os, sys, vl_convert
+path, tmp = sys.argv[1:]
+with open(tmp, "w", encoding="utf-8") as fh:
+    fh.write(vl_convert.javascript_bundle())
+os.replace(tmp, path)
+"""
 
 
-def vega_bundle(cache_dir: Path) -> str:
-    path = cache_dir / f"vega-bundle-{metadata.version('vl-convert-python')}.js"
-    if not path.is_file():
-        import vl_convert
+def _bundle_path(cache_dir: Path) -> Path:
+    return cache_dir / f"vega-bundle-{metadata.version('vl-convert-python')}.js"
 
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".tmp")
+
+def _write_bundle(path: Path) -> None:
+    import vl_convert
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(vl_convert.javascript_bundle())
         os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def prefetch_vega_bundle(cache_dir: Path) -> None:
+    """If the bundle is not cached, start building it in a child process, beside the
+    measurement (a cold build): vl-convert bundles for ~1.5 s holding the GIL, so it
+    cannot share this process without stalling it. `vega_bundle` waits for the child
+    (and, should it have failed, builds the bundle here, raising the real error)."""
+    path = _bundle_path(cache_dir)
+    if path.is_file() or path in _BUNDLING:
+        return
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    _BUNDLING[path] = subprocess.Popen([sys.executable, "-c", _BUNDLE_SCRIPT, str(path), tmp],
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+
+
+def vega_bundle(cache_dir: Path) -> str:
+    path = _bundle_path(cache_dir)
+    child = _BUNDLING.pop(path, None)
+    if child is not None and child.wait() != 0:
+        Path(child.args[-1]).unlink(missing_ok=True)
+    if not path.is_file():
+        _write_bundle(path)
     return path.read_text(encoding="utf-8")
 
 
@@ -50,15 +93,48 @@ def instrument_files(results: dict) -> dict[str, str]:
     return out
 
 
+def _serialized(results: dict) -> dict[str, str]:
+    files = {"downloads/results.json": results_download(results)}
+    files.update(instrument_files(results))
+    return files
+
+
 def generated_files(report, cache_dir: Path) -> dict[str, str]:
-    """Site path -> content, memoized per results (a serve rebuild re-serializes nothing)."""
+    """Site path -> content, memoized per results (a serve rebuild re-serializes nothing)
+    and cached on disk by results and this file's code (nor does a warm build: reading
+    the serialized files back costs ~10 ms, serializing the views again ~0.4 s)."""
     key = report.results_key
     if key not in _MEMO:
         _MEMO.clear()
-        files = {"downloads/results.json": results_download(report.results)}
-        files.update(instrument_files(report.results))
-        _MEMO[key] = files
+        code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+        disk_key = hashlib.sha256(f"{key}:{code}".encode()).hexdigest()
+        _MEMO[key], _ = cache.get(cache_dir, "published", disk_key, lambda: _serialized(report.full_results()))
     return {"assets/javascripts/vega-bundle.js": vega_bundle(cache_dir), **_MEMO[key]}
+
+
+_EXECUTING: dict[str, Future] = {}
+
+
+def start_notebook(page: str, cells: dict[int, str], report, settings) -> Path:
+    """`executed_notebook` without the wait: the folder the executed copy will be in,
+    at once. A copy not cached yet is executed in a thread (the kernel is a process of
+    its own) while MkDocs reads the other pages; `wait_notebook(page)`, called just
+    before the page itself is read, waits for it and raises its error, if any."""
+    args = (settings.docs_dir / page, page, cells, report.results_key, settings.cache_dir)
+    path = executed_path(*args)
+    if not path.is_file() and page not in _EXECUTING:
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notebook")
+        _EXECUTING[page] = pool.submit(executed_copy, *args, settings.docs_dir.parent)
+        pool.shutdown(wait=False)  # the thread ends with its notebook (never a daemon: the kernel is shut down)
+    return Path(str(path)[: -len(page)])
+
+
+def wait_notebook(page: str | None = None) -> None:
+    """Wait for `page`'s execution (every started one if None); re-raise its error."""
+    for name in [page] if page is not None else list(_EXECUTING):
+        future = _EXECUTING.pop(name, None)
+        if future is not None:
+            future.result()
 
 
 def executed_notebook(page: str, cells: dict[int, str], report, settings) -> Path:
