@@ -27,9 +27,9 @@ def reference(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
 
     out = encoder.run(ckpt, batch)
     stack = lambda ts: np.stack([t.numpy() for t in ts])  # L x [B, ...] -> [L, B, ...]
-    alpha, value, f = stack(out.alpha), stack(out.value), stack(out.f)
+    alpha, value = stack(out.alpha), stack(out.value)
     vnorm = np.linalg.norm(value, axis=-1)  # [L, B, nh, T]
-    fnorm = np.linalg.norm(f, axis=-1)
+    fnorm = stack(out.f_norms())            # [L, B, nh, T], without forming f
     hidden = out.hidden.numpy()
     acts = []
     for b, ids in enumerate(batch):

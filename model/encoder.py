@@ -4,6 +4,9 @@ It returns what the instrument needs and a stock BertModel does not: per layer a
 head, the attention probabilities alpha, the value vectors v (value bias included) and
 f = v W_O^h, the head's slice of the output projection applied to v (output bias
 excluded, as in Kobayashi et al. 2020), so that ||alpha_ij f(x_j)|| can be formed.
+f is [T, C] per head, 12x the size of v; it is formed only when asked for, and its
+norm is read through a [hs, hs] Gram matrix, which keeps the forward pass as fast as
+`transformers`' (make bench).
 
 Module and parameter names follow `transformers`' BertModel, so a checkpoint's
 tensors load with `load_state_dict(strict=True)` and no renaming.
@@ -27,7 +30,21 @@ class EncoderOutput:
     hidden: torch.Tensor        # [B, T, C] last hidden state
     alpha: list[torch.Tensor]   # L x [B, nh, T, T] attention probabilities
     value: list[torch.Tensor]   # L x [B, nh, T, hs] v = x W_V + b_V
-    f: list[torch.Tensor]       # L x [B, nh, T, C] f = v W_O^h (no output bias)
+    W_O: list[torch.Tensor]     # L x [C, nh, hs] each head's slice of the output projection
+
+    @property
+    def f(self) -> list[torch.Tensor]:
+        """L x [B, nh, T, C]: f = v W_O^h (no output bias). Formed on demand: the
+        measurements only need its norm, which `f_norms` gets without building it."""
+        return [torch.einsum("bntd,cnd->bntc", v, W) for v, W in zip(self.value, self.W_O)]
+
+    def f_norms(self) -> list[torch.Tensor]:
+        """L x [B, nh, T]: ||v W_O^h|| = sqrt(v G v^T) with G = W_O^h^T W_O^h [hs, hs]."""
+        out = []
+        for v, W in zip(self.value, self.W_O):
+            G = torch.einsum("cnd,cne->nde", W, W)                          # [nh, hs, hs]
+            out.append(((v @ G) * v).sum(dim=-1).clamp_min(0).sqrt())    # [B, nh, T]
+        return out
 
 
 class Embeddings(nn.Module):
@@ -81,12 +98,14 @@ class Attention(nn.Module):
     def forward(self, x: torch.Tensor, mask_bias: torch.Tensor):
         B, T, C = x.shape
         alpha, v = self.self(x, mask_bias)                              # [B,nh,T,T], [B,nh,T,hs]
-        # W_O^h: the columns of the output projection that read head h.
-        W_O = self.output.dense.weight.view(C, self.self.n_head, self.self.d_head)  # [C, nh, hs]
-        f = torch.einsum("bntd,cnd->bntc", v, W_O)                      # [B, nh, T, C]
         ctx = (alpha @ v).transpose(1, 2).reshape(B, T, C)              # [B, T, C]
         out = self.output.LayerNorm(x + self.output.dense(ctx))
-        return out, alpha, v, f
+        return out, alpha, v
+
+    def head_slices(self) -> torch.Tensor:
+        """W_O^h: the columns of the output projection that read head h, [C, nh, hs]."""
+        C = self.output.dense.weight.shape[0]
+        return self.output.dense.weight.detach().view(C, self.self.n_head, self.self.d_head)
 
 
 class Intermediate(nn.Module):
@@ -110,10 +129,10 @@ class Layer(nn.Module):
         self.output = Output(cfg)
 
     def forward(self, x: torch.Tensor, mask_bias: torch.Tensor):
-        x, alpha, v, f = self.attention(x, mask_bias)
+        x, alpha, v = self.attention(x, mask_bias)
         h = F.gelu(self.intermediate.dense(x), approximate="none")  # exact erf GELU, [B, T, F]
         x = self.output.LayerNorm(x + self.output.dense(h))
-        return x, alpha, v, f
+        return x, alpha, v
 
 
 class Stack(nn.Module):
@@ -144,13 +163,13 @@ class Encoder(nn.Module):
         mask_bias = torch.zeros(mask.shape, dtype=torch.float32)
         mask_bias = mask_bias.masked_fill(mask == 0, float("-inf"))[:, None, None, :]  # [B,1,1,T]
         x = self.embeddings(ids)
-        alphas, values, fs = [], [], []
+        alphas, values = [], []
         for layer in self.encoder.layer:
-            x, alpha, v, f = layer(x, mask_bias)
+            x, alpha, v = layer(x, mask_bias)
             alphas.append(alpha)
             values.append(v)
-            fs.append(f)
-        return EncoderOutput(hidden=x, alpha=alphas, value=values, f=fs)
+        W_O = [layer.attention.head_slices() for layer in self.encoder.layer]
+        return EncoderOutput(hidden=x, alpha=alphas, value=values, W_O=W_O)
 
 
 def run(ckpt: Checkpoint, batch: list[list[int]]) -> EncoderOutput:
