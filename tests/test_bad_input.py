@@ -29,7 +29,7 @@ import yaml
 
 from conftest import ROOT, mkdocs_build
 from model import results as results_mod
-from model.site import cache, charts, gate, lock
+from model.site import cache, charts, files, gate, lock
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 LOCK = Path("docs") / "numbers.lock.json"
@@ -588,7 +588,7 @@ class Killed(BaseException):
 def _fail_rename(monkeypatch):
     def replace(src, dst):
         raise Killed("interrupted before the rename")
-    monkeypatch.setattr(lock, "os", SimpleNamespace(fdopen=os.fdopen, replace=replace))
+    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=os.fdopen, replace=replace))
 
 
 def _fail_mid_write(monkeypatch):
@@ -607,7 +607,7 @@ def _fail_mid_write(monkeypatch):
             self.fh.flush()
             raise Killed("interrupted half-way through the write")
 
-    monkeypatch.setattr(lock, "os", SimpleNamespace(fdopen=lambda *a, **k: HalfWriter(os.fdopen(*a, **k)),
+    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=lambda *a, **k: HalfWriter(os.fdopen(*a, **k)),
                                                     replace=os.replace))
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable
+
+from .files import write_atomic
 
 log = logging.getLogger("mkdocs.plugins.instrument.cache")
 
@@ -73,16 +73,8 @@ def write(cache_dir: Path, kind: str, key: str, payload: Any) -> Path:
 
 
 def _write_text(cache_dir: Path, kind: str, key: str, payload_text: str) -> Path:
-    cache_dir.mkdir(parents=True, exist_ok=True)
     path = entry_path(cache_dir, kind, key)
-    fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(_entry_text(key, payload_text))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, _entry_text(key, payload_text))
     return path
 
 

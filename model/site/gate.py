@@ -12,7 +12,6 @@ import gc
 import json
 import logging
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from .. import results as results_mod
 from .. import study as study_mod
 from . import cache, lock, numbers
 from .pages import Claim, PageError, Renderer
+from .files import write_atomic
 
 log = logging.getLogger("mkdocs.plugins.instrument.gate")
 
@@ -76,11 +76,7 @@ def _weights_shas(cache_dir: Path, save: bool = False) -> None:
                  if (now := stamp(p)) is not None and now[:2] == [size, mtime]}
         if path.is_file() and json.loads(path.read_text(encoding="utf-8")) == known:
             return
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=_SHA_FILE, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(known, fh, sort_keys=True)
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps(known, sort_keys=True))
     except (OSError, ValueError, TypeError, AttributeError):
         return  # a memo, never a source of truth: without it the files are hashed
 

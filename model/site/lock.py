@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .files import write_atomic
 
 LOCK_VERSION = 1
 
@@ -81,15 +81,7 @@ def render(numbers: dict[str, Locked], provenance: dict) -> str:
 
 def write(path: Path, numbers: dict[str, Locked], provenance: dict) -> None:
     """Atomic: a temporary file beside the lock, renamed over it."""
-    text = render(numbers, provenance)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, render(numbers, provenance))
 
 
 def moved(locked: Locked, now: Any) -> bool:

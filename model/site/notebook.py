@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
+
+from .files import write_atomic
 
 
 class NotebookError(RuntimeError):
@@ -48,9 +48,5 @@ def executed_copy(nb_path: Path, relpath: str, rendered_cells: dict[int, str], r
         client.execute()
     except CellExecutionError as exc:
         raise NotebookError(f"{relpath}: a cell failed while executing the notebook:\n{exc}") from exc
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        nbformat.write(nb, fh)
-    os.replace(tmp, out)
+    write_atomic(out, nbformat.writes(nb))
     return out

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from . import cache
 from .notebook import executed_copy, executed_path
+from .files import write_atomic
 
 _MEMO: dict = {}
 _BUNDLING: dict[Path, subprocess.Popen] = {}
@@ -38,15 +39,7 @@ def _bundle_path(cache_dir: Path) -> Path:
 def _write_bundle(path: Path) -> None:
     import vl_convert
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(vl_convert.javascript_bundle())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, vl_convert.javascript_bundle())
 
 
 def prefetch_vega_bundle(cache_dir: Path) -> None:
