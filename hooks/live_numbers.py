@@ -49,7 +49,6 @@ def on_config(config):
 def on_pre_build(config) -> None:
     # Before MkDocs cleans site/: a failing gate leaves the previous site untouched.
     settings = _state["settings"]
-    published.prefetch_vega_bundle(settings.cache_dir)  # cold: bundles while the gate measures
     try:
         report = gate.run(settings)
     except USER_ERRORS as exc:

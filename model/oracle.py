@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import erf
+from threadpoolctl import threadpool_limits
 
 from .weights import Checkpoint
 
@@ -84,13 +85,20 @@ def forward(ckpt: Checkpoint, batch: list[list[int]]) -> list[OracleOutput]:
     cfg = ckpt.config
     w = {k: v.astype(np.float64) for k, v in ckpt.tensors.items()}
     outputs = []
-    for ids in batch:
-        x = embeddings(ids, w, cfg.layer_norm_eps)
-        alphas, values, fs = [], [], []
-        for i in range(cfg.n_layer):
-            x, alpha, v, f = layer(x, w, i, cfg.n_head, cfg.layer_norm_eps)
-            alphas.append(alpha)
-            values.append(v)
-            fs.append(f)
-        outputs.append(OracleOutput(hidden=x, alpha=alphas, value=values, f=fs))
+    # One sentence's matrices are tiny ([T, 384]); BLAS threads only fight over them,
+    # badly so on a busy 2-core machine.
+    with threadpool_limits(limits=1):
+        for ids in batch:
+            outputs.append(_sentence(ids, w, cfg))
     return outputs
+
+
+def _sentence(ids: list[int], w: dict[str, np.ndarray], cfg) -> OracleOutput:
+    x = embeddings(ids, w, cfg.layer_norm_eps)
+    alphas, values, fs = [], [], []
+    for i in range(cfg.n_layer):
+        x, alpha, v, f = layer(x, w, i, cfg.n_head, cfg.layer_norm_eps)
+        alphas.append(alpha)
+        values.append(v)
+        fs.append(f)
+    return OracleOutput(hidden=x, alpha=alphas, value=values, f=fs)

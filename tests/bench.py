@@ -23,6 +23,16 @@ changes the results' cache key half-way through the rounds.
 Rounds interleave cold, warm and plain builds so that drift in the machine's speed hits
 all three alike.
 
+Models (what each extra model in study.yml's `models:` costs a cold build). A site
+copy whose study lists only the first model cannot be built (its pages cite the other
+models' numbers, so its gate fails); what an extra model adds to a cold build is the
+measurement, so that is what is timed: `model.results.measure(study.yml)` in a fresh
+subprocess (interpreter start and cold imports included, wall time measured by the
+parent), on a study copy listing every model (study.yml as it is) and on one listing the
+first model only (corpus copied beside both). The pairs run in the first rounds, after
+the cold build, in alternating order; the table gives the medians and their difference
+divided by the number of extra models.
+
 Each build runs under a probe (this file, run by path with `--probe`): it wraps the
 hooks' library functions with `time.perf_counter` timers (exclusive time, nested calls
 subtracted) and records, at exit, which heavy modules were imported, which
@@ -390,6 +400,41 @@ def cache_kind(name: str) -> str:
     return "unnamed temporary file" if re.fullmatch(r"tmp\w+\.tmp", name) else name
 
 
+def make_study_copy(docs: Path, dst: Path, first_only: bool) -> tuple[Path, list[str]]:
+    """A study.yml (from the copy's `docs`) with its corpus beside it; `first_only` keeps
+    the first model of `models:` alone. Returns the file and the models' names."""
+    import yaml
+
+    src = docs / "study.yml"
+    raw = yaml.safe_load(src.read_text(encoding="utf-8"))
+    dst.mkdir(parents=True)
+    corpus = dst / raw["corpus"]
+    corpus.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(docs / raw["corpus"], corpus)
+    if first_only:
+        raw["models"] = raw["models"][:1]
+        (dst / "study.yml").write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    else:
+        shutil.copy2(src, dst / "study.yml")  # as it is
+    return dst / "study.yml", [str(m["name"]) for m in raw["models"]]
+
+
+_MEASURE = ("import sys, time\nt = time.perf_counter()\nfrom model import results\n"
+            "r = results.measure(sys.argv[1])\nprint(time.perf_counter() - t, len(r['models']))")
+
+
+def run_measure(study: Path, n_models: int) -> float:
+    """Wall time of `results.measure(study)` in a fresh process (start and imports included)."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([PY, "-c", _MEASURE, str(study)], cwd=study.parent, env=_env(),
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0 or proc.stdout.split()[-1:] != [str(n_models)]:
+        sys.stderr.write(proc.stdout[-2000:] + proc.stderr[-4000:])
+        raise SystemExit(f"bench: measuring {study} failed (exit {proc.returncode}); its output ends above")
+    return wall
+
+
 def categories(b: Build) -> dict[str, float]:
     excl = b.probe.get("excl", {})
     out = {name: sum(excl.get(l, 0.0) for l in labels) for name, labels in CATEGORIES}
@@ -495,7 +540,7 @@ def yn(ok: bool) -> str:
     return "yes" if ok else "NO"
 
 
-def table(cold, warm, plain, enc, mm_unset, edits, load) -> str:
+def table(cold, warm, plain, enc, mm_unset, edits, load, models=None) -> str:
     W = 48
     rows: list[tuple[str, str, str, str]] = []
 
@@ -516,6 +561,24 @@ def table(cold, warm, plain, enc, mm_unset, edits, load) -> str:
         f"{min(b.wall for b in cold):.1f}-{max(b.wall for b in cold):.1f} / "
         f"{min(b.wall for b in warm):.2f}-{max(b.wall for b in warm):.2f} / "
         f"{min(b.wall for b in plain):.2f}-{max(b.wall for b in plain):.2f} s")
+
+    if models and models["one"]:
+        names, one, every = models["names"], med(models["one"]), med(models["all"])
+        extra = len(names) - 1
+        head(f"Models (cold measurement, per extra model): results.measure in a fresh process, "
+             f"median of {len(models['one'])} each")
+        row(f"single model ({names[0]})", f"{one:6.2f} s")
+        row(f"all models ({', '.join(names)})", f"{every:6.2f} s  = single + {every - one:.1f} s")
+        if extra:
+            per = (every - one) / extra
+            row(f"difference per extra model ({extra} extra)", f"{per:6.2f} s")
+            row("target: <= a few seconds (3 s) per extra model", f"{per:6.2f} s per extra model", "<= 3 s",
+                yn(per <= 3))
+        else:
+            row("difference per extra model", "n/a: study.yml lists one model")
+        row("  spread (min-max) single / all",
+            f"{min(models['one']):.1f}-{max(models['one']):.1f} / {min(models['all']):.1f}-{max(models['all']):.1f} s")
+        row("  for scale: cold build, all models (above)", f"{c:6.2f} s")
 
     head("What a warm build does (every warm run)")
     heavy = {h: any(b.probe["heavy"][h] for b in warm) for h in HEAVY}
@@ -598,6 +661,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__.split("\n")[0])
     ap.add_argument("--cold", type=int, default=3, help="cold builds (default 3)")
     ap.add_argument("--warm", type=int, default=5, help="warm and plain builds each (default 5)")
+    ap.add_argument("--models", type=int, default=3,
+                    help="single-model / all-models measurement pairs (default 3; 0 skips them)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary copies")
     args = ap.parse_args(argv)
 
@@ -629,25 +694,36 @@ def main(argv: list[str] | None = None) -> int:
         check(prime, "priming")
         plain_copy = make_plain(warm_copy, tmp / "plain")
         check(run_build(plain_copy, "prime"), "plain (priming)")
+        study_one, _ = make_study_copy(cold_copy / "docs", tmp / "models-one", first_only=True)
+        study_all, names = make_study_copy(cold_copy / "docs", tmp / "models-all", first_only=False)
+        models = {"names": names, "one": [], "all": []}
         cold, warm, plain, edits = [], [], [], []
-        for i in range(max(args.cold, args.warm)):
+        rounds = max(args.cold, args.warm)
+        for i in range(max(rounds, args.models)):
             if i < args.cold:
                 shutil.rmtree(cold_copy / ".cache", ignore_errors=True)
                 shutil.rmtree(cold_copy / "site", ignore_errors=True)
                 b = run_build(cold_copy, f"cold{i}")
                 check(b, "cold")
                 cold.append(b)
-            edits.append(prose_edit(warm_copy, i))
-            b = run_build(warm_copy, f"warm{i}")
-            check(b, "warm")
-            warm.append(b)
-            b = run_build(plain_copy, f"plain{i}")
-            check(b, "plain")
-            plain.append(b)
+            if i < args.models:  # alternating order, so that neither side always runs first
+                pair = (("one", study_one, 1), ("all", study_all, len(names)))
+                for side, study, n in (pair if i % 2 == 0 else pair[::-1]):
+                    models[side].append(run_measure(study, n))
+            if i < rounds:
+                edits.append(prose_edit(warm_copy, i))
+                b = run_build(warm_copy, f"warm{i}")
+                check(b, "warm")
+                warm.append(b)
+                b = run_build(plain_copy, f"plain{i}")
+                check(b, "plain")
+                plain.append(b)
             load.append(os.getloadavg()[0])
             print(f"bench: round {i + 1}: " + " ".join(
                 f"{k} {x[-1].wall:.2f}s" for k, x in (("cold", cold if i < args.cold else []), ("warm", warm),
-                                                      ("plain", plain)) if x), flush=True)
+                                                      ("plain", plain)) if x and i < rounds) + (
+                f" measure: one model {models['one'][-1]:.2f}s, all {models['all'][-1]:.2f}s"
+                if i < args.models else ""), flush=True)
         print("bench: encoder forward vs BertModel, numpy matmul...", flush=True)
         enc = encoder_bench()
         mm_unset = None
@@ -656,7 +732,7 @@ def main(argv: list[str] | None = None) -> int:
         edit_where = sorted(set(e.rsplit(":", 1)[0] for e in edits))
         print(f"bench: done in {time.perf_counter() - t_all:.0f} s\n", flush=True)
         load.append(os.getloadavg()[0])
-        print(table(cold, warm, plain, enc, mm_unset, ", ".join(edit_where), load))
+        print(table(cold, warm, plain, enc, mm_unset, ", ".join(edit_where), load, models))
         if accepted:
             print("note: the working tree failed the numbers gate (lock behind its pages); the copies "
                   "were built with the lock re-accepted (`python -m model accept` in the copy).")

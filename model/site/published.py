@@ -10,61 +10,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
-import tempfile
 from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 
 from . import cache
-from .notebook import executed_copy, executed_path
 from .files import write_atomic
+from .notebook import executed_copy, executed_path
 
 _MEMO: dict = {}
-_BUNDLING: dict[Path, subprocess.Popen] = {}
-_BUNDLE_SCRIPT = """import os, sys, vl_convert
-path, tmp = sys.argv[1:]
-with open(tmp, "w", encoding="utf-8") as fh:
-    fh.write(vl_convert.javascript_bundle())
-os.replace(tmp, path)
-"""
 
 
 def _bundle_path(cache_dir: Path) -> Path:
     return cache_dir / f"vega-bundle-{metadata.version('vl-convert-python')}.js"
 
 
-def _write_bundle(path: Path) -> None:
-    import vl_convert
-
-    write_atomic(path, vl_convert.javascript_bundle())
-
-
-def prefetch_vega_bundle(cache_dir: Path) -> None:
-    """If the bundle is not cached, start building it in a child process, beside the
-    measurement (a cold build): vl-convert bundles for ~1.5 s holding the GIL, so it
-    cannot share this process without stalling it. `vega_bundle` waits for the child
-    (and, should it have failed, builds the bundle here, raising the real error)."""
-    path = _bundle_path(cache_dir)
-    if path.is_file() or path in _BUNDLING:
-        return
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    _BUNDLING[path] = subprocess.Popen([sys.executable, "-c", _BUNDLE_SCRIPT, str(path), tmp],
-                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL)
-
-
 def vega_bundle(cache_dir: Path) -> str:
+    """Vega, Vega-Lite and vega-embed in one script, built once per vl-convert version."""
     path = _bundle_path(cache_dir)
-    child = _BUNDLING.pop(path, None)
-    if child is not None and child.wait() != 0:
-        Path(child.args[-1]).unlink(missing_ok=True)
     if not path.is_file():
-        _write_bundle(path)
+        import vl_convert
+
+        write_atomic(path, vl_convert.javascript_bundle())
     return path.read_text(encoding="utf-8")
 
 
