@@ -49,13 +49,16 @@ def on_config(config):
 def on_pre_build(config) -> None:
     # Before MkDocs cleans site/: a failing gate leaves the previous site untouched.
     settings = _state["settings"]
+    published.start_vega_bundle(settings.cache_dir)  # cold: bundles while the gate measures
     try:
         report = gate.run(settings)
     except USER_ERRORS as exc:
+        published.cancel_vega_bundle()
         raise PluginError(str(exc)) from exc
     _state["report"] = report
     if not report.ok:
         if not _state["serve"]:
+            published.cancel_vega_bundle()
             raise PluginError("numbers gate failed\n" + report.message(settings.lock))
         # INFO, not WARNING: under `strict: true` a warning would abort the serve rebuild.
         log.info("numbers gate failed (shown as banners while serving):\n%s", report.message(settings.lock))

@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 import json
 from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
@@ -19,19 +21,42 @@ from .files import write_atomic
 from .notebook import executed_copy, executed_path
 
 _MEMO: dict = {}
+_BUNDLING: dict[Path, subprocess.Popen] = {}
 
 
 def _bundle_path(cache_dir: Path) -> Path:
     return cache_dir / f"vega-bundle-{metadata.version('vl-convert-python')}.js"
 
 
+def start_vega_bundle(cache_dir: Path) -> None:
+    """Cold builds: bundle in a child process while the gate measures. vl-convert holds
+    the GIL for ~1.5 s, so it cannot share this process without stalling it. The child
+    only prints; this process writes the file, so a failed build leaves nothing behind."""
+    path = _bundle_path(cache_dir)
+    if not path.is_file() and path not in _BUNDLING:
+        code = "import sys, vl_convert; sys.stdout.write(vl_convert.javascript_bundle())"
+        _BUNDLING[path] = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
+def cancel_vega_bundle() -> None:
+    for child in _BUNDLING.values():
+        child.kill()
+        child.wait()
+    _BUNDLING.clear()
+
+
 def vega_bundle(cache_dir: Path) -> str:
     """Vega, Vega-Lite and vega-embed in one script, built once per vl-convert version."""
     path = _bundle_path(cache_dir)
+    child = _BUNDLING.pop(path, None)
     if not path.is_file():
-        import vl_convert
+        out = child.communicate()[0] if child is not None else b""
+        if child is None or child.returncode != 0 or not out:
+            import vl_convert  # no child, or it failed: build here, so a real error surfaces
 
-        write_atomic(path, vl_convert.javascript_bundle())
+            out = vl_convert.javascript_bundle().encode()
+        write_atomic(path, out.decode("utf-8"))
     return path.read_text(encoding="utf-8")
 
 
