@@ -172,12 +172,17 @@ class Encoder(nn.Module):
         return EncoderOutput(hidden=x, alpha=alphas, value=values, W_O=W_O)
 
 
-def run(ckpt: Checkpoint, batch: list[list[int]]) -> EncoderOutput:
-    """Token id lists of any lengths -> one padded forward pass."""
+def pad(batch: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token id lists of any lengths -> ids [B, T] (pad id 0) and mask [B, T]."""
     T = max(len(ids) for ids in batch)
-    ids = torch.zeros(len(batch), T, dtype=torch.long)  # pad id 0
+    ids = torch.zeros(len(batch), T, dtype=torch.long)
     mask = torch.zeros(len(batch), T, dtype=torch.long)
     for b, seq in enumerate(batch):
         ids[b, : len(seq)] = torch.tensor(seq)
         mask[b, : len(seq)] = 1
-    return Encoder.from_checkpoint(ckpt)(ids, mask)
+    return ids, mask
+
+
+def run(ckpt: Checkpoint, batch: list[list[int]]) -> EncoderOutput:
+    """Token id lists of any lengths -> one padded forward pass."""
+    return Encoder.from_checkpoint(ckpt)(*pad(batch))

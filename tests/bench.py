@@ -458,12 +458,8 @@ def encoder_bench(repeats: int = 15) -> dict:
     ckpt = weights.load(spec.name)
     toks = measure.tokenize_corpus(ckpt, list(study.sentences), "corpus")
     batch = [t.ids for t in toks]
-    B, T = len(batch), max(len(ids) for ids in batch)
-    ids = torch.zeros(B, T, dtype=torch.long)
-    mask = torch.zeros(B, T, dtype=torch.long)
-    for b, seq in enumerate(batch):
-        ids[b, : len(seq)] = torch.tensor(seq)
-        mask[b, : len(seq)] = 1
+    ids, mask = encoder.pad(batch)
+    B, T = ids.shape
     cfg = ckpt.config
     ours = encoder.Encoder.from_checkpoint(ckpt)
     hf_cfg = BertConfig(

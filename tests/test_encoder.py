@@ -161,12 +161,7 @@ def hf_model(ckpt, tmp_path_factory):
 
 def test_reference_matches_transformers(ckpt, batch, ref, hf_model):
     """Same padded batch through BertModel (eager attention): attentions, v, last hidden."""
-    B, T = len(batch), max(len(s) for s in batch)
-    ids = torch.zeros(B, T, dtype=torch.long)
-    mask = torch.zeros(B, T, dtype=torch.long)
-    for b, s in enumerate(batch):
-        ids[b, : len(s)] = torch.tensor(s)
-        mask[b, : len(s)] = 1
+    ids, mask = encoder.pad(batch)
     captured = []
     hooks = [
         layer.attention.self.value.register_forward_hook(lambda m, i, o: captured.append(o.detach()))
