@@ -74,23 +74,24 @@ def rollout_stats(alphas: list[np.ndarray], word_maps: list[instrument.WordMap],
                 d_ent.append(float(normalized_entropy(others)))
                 s2 = np.sort(others)[-2:]
                 d_margin.append(float(s2[1] - s2[0]))
-    e = np.array(ent)
-    d = np.array(d_ent)
     return RolloutStats(
-        n_rows=int(e.size),
-        min_entropy=float(e.min()),
-        median_entropy=float(np.median(e)),
-        max_entropy=float(e.max()),
-        above_90=int((e > 0.9).sum()),
-        median_top_margin=float(np.median(margin)),
-        entropies=[float(x) for x in e],
+        n_rows=len(ent),
+        **_spread(ent, margin, ""),
         top_on_sink=top_sink,
         top_on_self=top_self,
         median_sink=float(np.median(sink)),
-        displayed_min_entropy=float(d.min()),
-        displayed_median_entropy=float(np.median(d)),
-        displayed_max_entropy=float(d.max()),
-        displayed_above_90=int((d > 0.9).sum()),
-        displayed_median_top_margin=float(np.median(d_margin)),
-        displayed_entropies=[float(x) for x in d],
+        **_spread(d_ent, d_margin, "displayed_"),
     )
+
+
+def _spread(entropies: list[float], margins: list[float], prefix: str) -> dict:
+    """The same summary of a set of rows, for the full rows and the displayed ones."""
+    e = np.array(entropies)
+    return {
+        f"{prefix}min_entropy": float(e.min()),
+        f"{prefix}median_entropy": float(np.median(e)),
+        f"{prefix}max_entropy": float(e.max()),
+        f"{prefix}above_90": int((e > 0.9).sum()),
+        f"{prefix}median_top_margin": float(np.median(margins)),
+        f"{prefix}entropies": [float(x) for x in e],
+    }
