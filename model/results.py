@@ -38,21 +38,10 @@ def weights_digest(model: str) -> str:
     """sha256 of a model's weights file, without loading it (for the cache key)."""
     if model in PACKAGED:
         dist, rel, _ = PACKAGED[model]
-        return _cached_sha(package_file(dist, rel))
+        return sha256_of(package_file(dist, rel))
     path = Path(model)
-    return _cached_sha(path if path.suffix == ".onnx" else path / "model.safetensors")
+    return sha256_of(path if path.suffix == ".onnx" else path / "model.safetensors")
 
-
-_SHA_MEMO: dict[tuple, str] = {}
-
-
-def _cached_sha(path: Path) -> str:
-    # Hashing 90 MB costs a tenth of a second; a warm rebuild must not pay it twice.
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
-    if key not in _SHA_MEMO:
-        _SHA_MEMO[key] = sha256_of(path)
-    return _SHA_MEMO[key]
 
 
 def provenance(study: study_mod.Study) -> dict:
@@ -68,6 +57,13 @@ def provenance(study: study_mod.Study) -> dict:
 
 def cache_key(prov: dict) -> str:
     return hashlib.sha256(json.dumps(prov, sort_keys=True).encode()).hexdigest()
+
+
+def without_views(results: dict) -> dict:
+    """The results less each model's per-head `views` (the instrument's data, most of
+    the bytes): what the pages, the gate and the download need."""
+    return {**results, "models": {k: {f: v for f, v in m.items() if f != "views"}
+                                  for k, m in results["models"].items()}}
 
 
 def measure(study_path: str | Path, checks: bool = True) -> dict:

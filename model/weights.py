@@ -100,12 +100,21 @@ def expected_shapes(cfg: EncoderConfig) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+# (path, size, mtime) -> sha256: the cache key and the loader both need a file's digest,
+# and hashing 90 MB costs a tenth of a second; pay it once per process.
+_SHA_MEMO: dict[tuple, str] = {}
+
+
 def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _SHA_MEMO:
+        h = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        _SHA_MEMO[key] = h.hexdigest()
+    return _SHA_MEMO[key]
 
 
 def read_config(folder: Path) -> EncoderConfig:

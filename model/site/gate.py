@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import results as results_mod
 from .. import study as study_mod
+from .. import weights as weights_mod
 from . import cache, lock, numbers
 from .pages import Claim, PageError, Renderer
 from .files import write_atomic
@@ -48,15 +49,13 @@ _SHA_FILE = "weights-sha256.json"
 
 
 def _weights_shas(cache_dir: Path, save: bool = False) -> None:
-    """Keep `results`' in-process memo of weights digests on disk between builds.
+    """Keep `weights.sha256_of`'s in-process memo of weights digests on disk between builds.
 
     Hashing the weights files costs ~0.15 s a build (160 MB); a warm build should not
     pay it. An entry is reused only while the file's size, mtime, ctime and inode are
     all unchanged (ctime cannot be set back by hand), so a replaced file is re-hashed.
     """
-    memo = getattr(results_mod, "_SHA_MEMO", None)
-    if not isinstance(memo, dict):
-        return
+    memo = weights_mod._SHA_MEMO
     path = cache_dir / _SHA_FILE
 
     def stamp(p: str):
@@ -98,7 +97,7 @@ def load_results(settings: Settings, views: bool = True) -> tuple[dict, str]:
             slim = cache.read(settings.cache_dir, "results-slim", key)
             # Never the slim entry alone: a gate run leaves the full entry in place, as before.
             if slim is None or not cache.entry_path(settings.cache_dir, "results", key).is_file():
-                slim = _without_views(load_results(settings)[0])
+                slim = results_mod.without_views(load_results(settings)[0])
                 cache.write(settings.cache_dir, "results-slim", key, slim)
             _MEMO[("slim", key)] = slim
         return _MEMO[("slim", key)], key
@@ -107,7 +106,7 @@ def load_results(settings: Settings, views: bool = True) -> tuple[dict, str]:
         log.info("results %s (%s)", key[:12], "from cache" if hit else "computed")
         _MEMO[("results", key)] = payload
     full = _MEMO[("results", key)]
-    return (full if views else _without_views(full)), key
+    return (full if views else results_mod.without_views(full)), key
 
 
 def _measure(study_path: Path) -> dict:
@@ -121,11 +120,6 @@ def _measure(study_path: Path) -> dict:
     finally:
         if enabled:
             gc.enable()
-
-
-def _without_views(results: dict) -> dict:
-    return {**results, "models": {k: {f: v for f, v in m.items() if f != "views"}
-                                  for k, m in results["models"].items()}}
 
 
 def load_charts(settings: Settings, results: dict, results_key: str) -> dict[str, dict]:

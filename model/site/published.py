@@ -16,6 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 
+from .. import results as results_mod
 from . import cache
 from .files import write_atomic
 from .notebook import executed_copy, executed_path
@@ -62,8 +63,7 @@ def vega_bundle(cache_dir: Path) -> str:
 
 def results_download(results: dict) -> str:
     """Everything but the per-head views (those are the instrument's data files)."""
-    slim = {**results, "models": {k: {f: v for f, v in m.items() if f != "views"} for k, m in results["models"].items()}}
-    return json.dumps(slim, indent=1, sort_keys=True)
+    return json.dumps(results_mod.without_views(results), indent=1, sort_keys=True)
 
 
 def instrument_files(results: dict) -> dict[str, str]:
