@@ -1,10 +1,14 @@
 # Two commands set everything up on a fresh machine with Python 3.11:
 #   make site   create .venv, install the pinned packages, build the site into site/
-#   make test   create .venv if needed, run the whole suite (and the numbers gate)
+#   make test   create .venv if needed, install the browser the tests drive if it is
+#               missing, run the numbers gate and the whole suite
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The browser tests drive Debian's Chromium (Playwright's own browser download cannot work
+# on these machines). Installed here, the one place that knows how, when it is missing.
+CHROMIUM := /usr/bin/chromium
 # mkdocs-material prints a banner about MkDocs 2.0 on every build; we pin mkdocs<2.
 export NO_MKDOCS_2_WARNING := 1
 
@@ -19,10 +23,18 @@ $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	  | xargs -I{} sh -c 'echo "$(CURDIR)" > {}/attention-instrument.pth'
 	touch $(STAMP)
 
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "error: the browser tests need Debian's chromium; run: sudo apt-get install -y chromium" >&2; exit 1; \
+	fi
+
 site: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m model check
 	$(BIN)/python -m pytest
 

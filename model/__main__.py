@@ -27,10 +27,9 @@ def cmd_measure(args) -> int:
     spec = st.models[0]
     ckpt = weights.load(spec.name)
     if args.all_heads:
-        _, _, sentences = measure.corpus_rows(ckpt, st)
-        out = {"provenance": results.provenance(st), "rows": measure.all_head_rows(sentences)}
+        out = {"provenance": results.provenance(st), "rows": measure.all_head_rows(measure.read_corpus(ckpt, st))}
     else:
-        r = asdict(measure.measure_model(ckpt, st, spec.key, checks=False))
+        r = asdict(measure.measure_model(ckpt, st, spec.key).results)
         out = {
             "provenance": results.provenance(st),
             "model": r["model"],
@@ -73,12 +72,7 @@ def cmd_accept(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .site.charts import ChartError
-    from .site.lock import LockError
-    from .site.pages import PageError
-    from .study import StudyError
-    from .tokenize import TokenizeError
-    from .weights import WeightsError
+    from .errors import UserError
 
     parser = argparse.ArgumentParser(prog="python -m model", description=__doc__.split("\n")[0])
     parser.add_argument("--study", default=DEFAULT_STUDY, type=Path, help="study file (default docs/study.yml)")
@@ -94,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (StudyError, TokenizeError, WeightsError, PageError, LockError, ChartError) as exc:
+    except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -21,7 +21,7 @@ class Activations:
     hidden: np.ndarray       # [T, C]        last hidden state
 
 
-def reference(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
+def from_reference(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
     """The PyTorch reference, one padded batch; padding is trimmed off each sentence."""
     from . import encoder  # torch is imported only when a forward pass is needed
 
@@ -45,7 +45,7 @@ def reference(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
     return acts
 
 
-def oracle(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
+def from_oracle(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
     """The independent NumPy float64 forward pass, sentence by sentence."""
     from . import oracle as np_oracle
 

@@ -44,13 +44,13 @@ def winners(rows: np.ndarray, words: list[str], pair: FlipPair) -> list[str]:
     return [pair.candidates[i] for i in weights.argmax(axis=-1)]
 
 
-def flip_result(lens: str, pairs: list[FlipPair], sentences, index: dict[str, int]) -> FlipResult:
-    """`sentences`: the measurement's SentenceRows; `index`: sentence text -> corpus index."""
+def flip_result(lens: str, pairs: list[FlipPair], corpus, index: dict[str, int]) -> FlipResult:
+    """`corpus`: the measurement's `Corpus`; `index`: sentence text -> corpus index."""
     out = []
     for pair in pairs:
         ia, ib = (index[s] for s in pair.sentences)
-        wa = winners(sentences[ia].rows[lens], sentences[ia].tok.words, pair)
-        wb = winners(sentences[ib].rows[lens], sentences[ib].tok.words, pair)
+        wa = winners(corpus.word_rows(ia, lens), corpus.toks[ia].words, pair)
+        wb = winners(corpus.word_rows(ib, lens), corpus.toks[ib].words, pair)
         out.append(
             PairResult(
                 sentences=[ia, ib],

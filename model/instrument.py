@@ -22,6 +22,10 @@ Columns of a word-level row: [CLS], the sentence's words in order, [SEP]
      lowest layer, then head.
   The score is taken after renormalization, exactly as displayed, so the rule neither
   seeks nor avoids sink-heavy heads; the sink share is disclosed on every row instead.
+
+`sentence_rows` applies all of it to one sentence's activations and keeps, per lens,
+layer, head and word, the few numbers the measurements read (`SentenceRows`): the
+word rows themselves ([L, nh, n_words, K] per lens) are too big to keep for a corpus.
 """
 from __future__ import annotations
 
@@ -31,6 +35,16 @@ from dataclasses import dataclass
 import numpy as np
 
 LENSES = ("alpha", "value_norm", "output_norm")
+# How the pages, charts and the instrument's script name each lens (published to the
+# instrument's data, so the script does not repeat them).
+LENS_LABELS = {"alpha": "α", "value_norm": "‖α v‖", "output_norm": "‖α f(x)‖"}
+LENS_TITLES = {
+    "alpha": "attention weights α",
+    "value_norm": "each weight times the norm of the value vector",
+    "output_norm": "each weight times the norm of the value vector after the output projection",
+}
+# A displayed row built from less than this share of its full row gets a plain note.
+TINY_MASS = 0.10
 
 
 def lens_rows(alpha: np.ndarray, norms: np.ndarray) -> np.ndarray:
@@ -105,19 +119,54 @@ def displayed_rows(rows: np.ndarray, wm: WordMap) -> tuple[np.ndarray, np.ndarra
     return content / safe, mass
 
 
-def adjacent_top(rows: np.ndarray, wm: WordMap, shown: list[int]) -> np.ndarray:
-    """word rows [L, nh, n_words, K] -> per head, how many shown words' displayed rows
-    put their largest weight on the word just before or after, [L, nh]."""
-    display, _ = displayed_rows(rows, wm)
-    top = display.argmax(axis=-1)                             # [L, nh, n_words]
-    words = np.arange(wm.n_words)
-    return (np.abs(top - words) == 1)[:, :, shown].sum(axis=-1)
+def adjacent_top(top_word: np.ndarray, shown: list[int]) -> np.ndarray:
+    """top_word [L, nh, n_words] (where each displayed row peaks) -> per head, how many
+    shown words' rows peak on the word just before or after, [L, nh]."""
+    words = np.arange(top_word.shape[-1])
+    return (np.abs(top_word - words) == 1)[:, :, shown].sum(axis=-1)
 
 
-def choose_heads(rows: np.ndarray, wm: WordMap, excluded: np.ndarray) -> np.ndarray:
-    """word rows [L, nh, n_words, K], excluded [L, nh] -> (layer, head) per word, [n_words, 2]."""
-    L, nh = rows.shape[:2]
-    display, _ = displayed_rows(rows, wm)
-    strongest = np.where(excluded[:, :, None], -1.0, display.max(axis=-1))  # [L, nh, n_words]
-    best = strongest.reshape(L * nh, -1).argmax(axis=0)      # first maximum: lowest layer, head
+def choose_heads(top_weight: np.ndarray, excluded: np.ndarray) -> np.ndarray:
+    """top_weight [L, nh, n_words] (each displayed row's largest weight), excluded [L, nh]
+    -> (layer, head) per word, [n_words, 2]."""
+    L, nh = top_weight.shape[:2]
+    score = np.where(excluded[:, :, None], -1.0, top_weight)  # [L, nh, n_words]
+    best = score.reshape(L * nh, -1).argmax(axis=0)           # first maximum: lowest layer, head
     return np.stack([best // nh, best % nh], axis=1)
+
+
+# -- one sentence, every head, every lens --------------------------------------------------
+
+@dataclass
+class SentenceRows:
+    """Per lens, layer, head and word of one sentence, what its word row comes to.
+
+    Every array is [L, nh, n_words]; `shown` lists the words that get a displayed row
+    (punctuation does not). Built by `sentence_rows`.
+    """
+
+    shown: list[int]
+    sink: dict[str, np.ndarray]         # lens -> weight on [CLS] + [SEP]
+    sep: dict[str, np.ndarray]          # lens -> the part of it on [SEP]
+    content_mass: dict[str, np.ndarray]  # lens -> what the displayed row was built from
+    top_word: dict[str, np.ndarray]     # lens -> the displayed row's largest weight goes to this word
+    top_weight: dict[str, np.ndarray]   # lens -> ... and is this large (the head rule's score)
+
+
+def lens_norms(value_norm: np.ndarray, output_norm: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-token norm each lens weighs alpha by, [L, nh, T]."""
+    return {"alpha": np.ones_like(value_norm), "value_norm": value_norm, "output_norm": output_norm}
+
+
+def sentence_rows(alpha: np.ndarray, norms: dict[str, np.ndarray], words: list[str], wm: WordMap) -> SentenceRows:
+    """alpha [L, nh, T, T] and each lens's norms [L, nh, T] -> a `SentenceRows`."""
+    out = SentenceRows([w for w, word in enumerate(words) if not is_punctuation(word)], {}, {}, {}, {}, {})
+    for lens, n in norms.items():
+        rows = word_rows(lens_rows(alpha, n), wm)          # [L, nh, n_words, K]
+        display, mass = displayed_rows(rows, wm)            # [L, nh, n_words, n_words], [L, nh, n_words]
+        out.sink[lens] = sink_share(rows, wm)
+        out.sep[lens] = rows[..., wm.n_words + 1]
+        out.content_mass[lens] = mass
+        out.top_word[lens] = display.argmax(axis=-1)
+        out.top_weight[lens] = display.max(axis=-1)
+    return out

@@ -7,8 +7,8 @@ SUM over the from-word's subword rows, MEAN over the to-word's subword columns. 
 an easy slip (both are "aggregate the subwords"), and it is invisible on any word
 made of one token, which is most words.
 
-`wrong_aggregation` runs the mutant over the measurement's sentences, on the head the
-instrument opens for each displayed row (alpha lens), and reports:
+`wrong_aggregation` runs the mutant over sentences given as `MutantInput`s, on the head
+the instrument opens for each displayed row (alpha lens), and reports:
 
 - what catches it: the word rows no longer sum to 1, and on words of several subwords
   the sink share disagrees with the instrument's;
@@ -19,14 +19,11 @@ instrument opens for each displayed row (alpha lens), and reports:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from . import instrument
-
-if TYPE_CHECKING:  # measure imports this module; the types are only for the reader
-    from .measure import DisplayedRow, SentenceRows
 
 # Two floats "agree" when they differ by less than this: far above rounding in float64
 # (about 1e-16 here), far below anything a reader could see.
@@ -59,6 +56,17 @@ def wrong_rows_loop(token_rows: np.ndarray, word_ids: list[int | None]) -> np.nd
 
 
 @dataclass
+class MutantInput:
+    """One sentence to run the mutant on."""
+
+    index: int
+    word_ids: list[int | None]
+    words: list[str]
+    alpha: np.ndarray                   # [L, nh, T, T]
+    heads: dict[int, tuple[int, int]]   # shown word -> (layer, head) the instrument opens under α
+
+
+@dataclass
 class MutantRow:
     sentence: int
     word_index: int
@@ -88,33 +96,31 @@ class WrongAggregation:
     rows: list[MutantRow] = field(default_factory=list)
 
 
-def wrong_aggregation(
-    sentences: Sequence["SentenceRows"], alphas: Sequence[np.ndarray], rows: Sequence["DisplayedRow"]
-) -> WrongAggregation:
-    """Run the mutant on every displayed alpha row; `alphas[i]` is sentence i's [L, nh, T, T]."""
-    chosen = {(r.sentence, r.word_index): (r.layer, r.head) for r in rows if r.lens == "alpha"}
+def wrong_aggregation(sentences: Sequence[MutantInput]) -> WrongAggregation:
+    """Run the mutant on every displayed alpha row of `sentences`."""
     out: list[MutantRow] = []
     same_idea, unit_diff, right_sum_err = 0.0, 0.0, 0.0
-    for sr, alpha in zip(sentences, alphas):
-        ones = np.ones(alpha.shape[:-1])                         # [L, nh, T]
-        token_rows = instrument.lens_rows(alpha, ones)           # the alpha lens, as measured
-        wm = wrong_word_map(sr.tok.word_ids)
+    for s in sentences:
+        ones = np.ones(s.alpha.shape[:-1])                       # [L, nh, T]
+        token_rows = instrument.lens_rows(s.alpha, ones)         # the alpha lens, as measured
+        right_wm = instrument.word_map(s.word_ids)
+        right = instrument.word_rows(token_rows, right_wm)       # the instrument's rows
+        wm = wrong_word_map(s.word_ids)
         wrong = instrument.word_rows(token_rows, wm)             # [L, nh, n_words, K]
         # The lens self-check through the mutant: unit "value norms" against alpha.
-        unit = instrument.word_rows(instrument.lens_rows(alpha, np.ones_like(ones)), wm)
+        unit = instrument.word_rows(instrument.lens_rows(s.alpha, np.ones_like(ones)), wm)
         unit_diff = max(unit_diff, float(np.abs(unit - wrong).max()))
         sizes = (wm.rows > 0).sum(axis=1)
-        for w in sr.shown:
-            l, h = chosen[(sr.index, w)]
-            loop = wrong_rows_loop(token_rows[l, h], sr.tok.word_ids)
+        for w, (l, h) in s.heads.items():
+            loop = wrong_rows_loop(token_rows[l, h], s.word_ids)
             same_idea = max(same_idea, float(np.abs(loop - wrong[l, h]).max()))
-            right_sum_err = max(right_sum_err, abs(float(sr.rows["alpha"][l, h, w].sum()) - 1.0))
+            right_sum_err = max(right_sum_err, abs(float(right[l, h, w].sum()) - 1.0))
             out.append(MutantRow(
-                sentence=sr.index,
+                sentence=s.index,
                 word_index=w,
-                word=sr.tok.words[w],
+                word=s.words[w],
                 n_subwords=int(sizes[w]),
-                sink_share=float(instrument.sink_share(sr.rows["alpha"][l, h, w], sr.wm)),
+                sink_share=float(instrument.sink_share(right[l, h, w], right_wm)),
                 wrong_sink_share=float(instrument.sink_share(wrong[l, h, w], wm)),
                 wrong_row_sum=float(wrong[l, h, w].sum()),
             ))

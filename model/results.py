@@ -3,12 +3,11 @@
 `measure(study_path)` is the library's entry point. The result is a plain dict (the
 dataclasses of `measure.py`, as JSON), so the cache, the pages and the CLI all read
 the same thing. `provenance` names everything a number depends on; the cache key is
-its digest.
+its digest (model/site/cache.py).
 """
 from __future__ import annotations
 
 import hashlib
-import json
 import platform
 from dataclasses import asdict
 from importlib import metadata
@@ -22,12 +21,17 @@ CODE_DIR = Path(__file__).parent
 LIBRARIES = ("torch", "numpy", "scipy", "tokenizers", "safetensors", "onnx")
 
 
-def code_version() -> str:
-    """Digest of the measurement code (this package's sources), not of the site's."""
+def code_digest(folder: Path) -> str:
+    """Digest of the Python sources directly in `folder`: a code version."""
     h = hashlib.sha256()
-    for path in sorted(CODE_DIR.glob("*.py")):
+    for path in sorted(folder.glob("*.py")):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
+
+
+def code_version() -> str:
+    """The measurement code's version (this package's sources, not the site's)."""
+    return code_digest(CODE_DIR)
 
 
 def library_versions() -> dict[str, str]:
@@ -55,28 +59,21 @@ def provenance(study: study_mod.Study) -> dict:
     }
 
 
-def cache_key(prov: dict) -> str:
-    return hashlib.sha256(json.dumps(prov, sort_keys=True).encode()).hexdigest()
-
-
-def without_views(results: dict) -> dict:
-    """The results less each model's per-head `views` (the instrument's data, most of
-    the bytes): what the pages, the gate and the download need."""
-    return {**results, "models": {k: {f: v for f, v in m.items() if f != "views"}
-                                  for k, m in results["models"].items()}}
-
-
-def measure(study_path: str | Path, checks: bool = True) -> dict:
-    """Run every model of the study; returns the results as a JSON-ready dict."""
-    from . import measure as measure_mod
-    from . import weights
+def measure(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict[str, list[dict]]]:
+    """Run every model of the study: (results as a JSON-ready dict, and per model the
+    instrument's per-sentence views, stored apart)."""
+    from . import checks, measure as measure_mod, views as views_mod, weights
 
     study = study_mod.load(study_path)
-    models = {}
+    models, views = {}, {}
     for spec in study.models:
         ckpt = weights.load(spec.name)
-        models[spec.key] = asdict(measure_mod.measure_model(ckpt, study, spec.key, checks=checks))
-    return {
+        m = measure_mod.measure_model(ckpt, study, spec.key)
+        if run_checks:
+            checks.run(ckpt, m, study.positional_threshold)
+        models[spec.key] = asdict(m.results)
+        views[spec.key] = views_mod.sentence_views(m)
+    results = {
         "provenance": provenance(study),
         "sentences": list(study.sentences),
         "stop_rule": asdict(study.stop_rule),
@@ -84,3 +81,4 @@ def measure(study_path: str | Path, checks: bool = True) -> dict:
         "default_model": study.models[0].key,
         "models": models,
     }
+    return results, views

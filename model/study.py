@@ -4,6 +4,8 @@ Errors name the file and, where there is one, the line, and say what to fix.
 """
 from __future__ import annotations
 
+from .errors import UserError
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import yaml
 from .instrument import LENSES
 
 
-class StudyError(ValueError):
+class StudyError(UserError, ValueError):
     """A study file or corpus a reader must fix; the message names file and line."""
 
 

@@ -6,12 +6,14 @@ and [SEP] have no word id.
 """
 from __future__ import annotations
 
+from .errors import UserError
+
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 
-class TokenizeError(ValueError):
+class TokenizeError(UserError, ValueError):
     """A sentence the model cannot take; the message names it."""
 
 

@@ -16,6 +16,8 @@ provenance and of the cache key.
 """
 from __future__ import annotations
 
+from .errors import UserError
+
 import hashlib
 import json
 import re
@@ -26,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 
-class WeightsError(ValueError):
+class WeightsError(UserError, ValueError):
     """A checkpoint that cannot be loaded; the message names the file or tensor."""
 
 

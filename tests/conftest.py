@@ -97,7 +97,7 @@ def site_url(built_site):
 def browser():
     from playwright.sync_api import sync_playwright
 
-    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: apt-get install chromium (.ci/run does it)"
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: `make test` installs it (apt-get install -y chromium)"
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b

@@ -1,6 +1,6 @@
 """Three-way agreement of the forward pass, on both models (minilm-l6, minilm-l3).
 
-- the PyTorch reference (`model.encoder`, `model.activations.reference`) against the
+- the PyTorch reference (`model.encoder`, `model.activations.from_reference`) against the
   NumPy float64 oracle (`model.oracle`);
 - the reference against `transformers`' BertModel loaded from the same weights;
 - the L3 reference against the ONNX graph itself, run by `onnx.reference`;
@@ -96,12 +96,12 @@ def test_reference_matches_oracle(ckpt, batch, ref):
 
 def test_activations_reference_matches_oracle(ckpt, batch):
     """What the measurements read (alpha, ||v||, ||f||, hidden) from either implementation."""
-    refs, oras = activations.reference(ckpt, batch), activations.oracle(ckpt, batch)
+    refs, oras = activations.from_reference(ckpt, batch), activations.from_oracle(ckpt, batch)
     d = 0.0
     for r, o in zip(refs, oras):
         for field in ("alpha", "value_norm", "output_norm", "hidden"):
             d = max(d, maxdiff(getattr(r, field), getattr(o, field)))
-    record(f"{ckpt.name} activations.reference vs activations.oracle", d)
+    record(f"{ckpt.name} activations.from_reference vs activations.from_oracle", d)
     assert d < TOL
 
 

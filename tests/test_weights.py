@@ -194,7 +194,7 @@ def margins(ckpt, shift: int = 0) -> list[float]:
     for triple in PAIRS:
         ids = [tokenize.tokenize(s, ckpt.tokenizer_dir, ckpt.config.max_position).ids for s in triple]
         ids = [[i if i in special else i + shift for i in s] for s in ids]
-        emb = [a.hidden.mean(axis=0) for a in activations.reference(ckpt, ids)]
+        emb = [a.hidden.mean(axis=0) for a in activations.from_reference(ckpt, ids)]
         cos = lambda a, b: float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
         out.append(cos(emb[0], emb[1]) - cos(emb[0], emb[2]))
     return out

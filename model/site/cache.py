@@ -1,90 +1,132 @@
-"""A disk cache for computed results, keyed by everything they depend on.
+"""The build's disk cache: what was computed, keyed by everything it depends on.
 
-An entry is one JSON file `<kind>-<key>.json` holding the key, a sha256 of the payload
-and the payload. It is written to a temporary file in the same folder and renamed into
-place (atomic on POSIX), so a reader sees a whole entry or none; two builds writing the
-same entry at once each rename a complete file. An entry that fails to parse, carries
-another key, or whose digest does not match its payload is ignored and recomputed.
+One key recipe, one on-disk format, one reader, one memo (the shape of mkdocs-material's
+social plugin):
+
+- `key(*parts)`: a sha256 over the parts (strings, numbers, dicts: anything JSON can
+  write). Every entry's key is built with it from all its inputs: the results' from
+  their provenance, a page's from the results' key, the site code and its source.
+- An entry is a folder `<cache_dir>/<kind>/<key>/` of files at the paths they will have
+  in the site (or any relative path), with `manifest.json` listing each file's size and
+  sha256. It is written complete in a temporary folder beside it and renamed into
+  place, so a reader sees a whole entry or none, and two builds writing the same entry
+  at once each rename a complete one (the second rename loses, harmlessly).
+- `read` returns an entry's folder if its manifest matches what is on disk (sizes
+  always; digests for JSON payloads, which are parsed anyway); anything else is logged
+  and recomputed. `load_json`/`get_json` are the common case, one JSON file, memoized
+  in process: under `mkdocs serve` the hooks live across rebuilds, and a prose edit
+  reuses everything without reading the disk.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
+import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from .files import write_atomic
-
 log = logging.getLogger("mkdocs.plugins.instrument.cache")
 
-
-def _digest(payload_text: str) -> str:
-    return hashlib.sha256(payload_text.encode()).hexdigest()
-
-
-def entry_path(cache_dir: Path, kind: str, key: str) -> Path:
-    return cache_dir / f"{kind}-{key[:32]}.json"
+MANIFEST = "manifest.json"
+PAYLOAD = "payload.json"
+_MEMO: dict[tuple[str, str], Any] = {}
 
 
-def _entry_text(key: str, payload_text: str) -> str:
-    # Byte for byte what json.dump({"key", "payload", "sha256"}, sort_keys=True) writes,
-    # built from the payload's text so a big payload is serialized once, not three times.
-    return f'{{"key": {json.dumps(key)}, "payload": {payload_text}, "sha256": "{_digest(payload_text)}"}}'
+def key(*parts: Any) -> str:
+    """The one key recipe: sha256 of the parts, as canonical JSON."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-_TAIL = len(', "sha256": "') + 64 + len('"}')
+def entry_dir(cache_dir: Path, kind: str, k: str) -> Path:
+    return cache_dir / kind / k[:32]
 
 
-def _read_fast(text: str, key: str) -> Any | None:
-    """The payload of an entry laid out as `_entry_text` lays it, checked on its raw text
-    (no re-serialization of a big payload just to check it); None if laid out otherwise."""
-    head = f'{{"key": {json.dumps(key)}, "payload": '
-    if not (text.startswith(head) and text.endswith('"}') and text[-_TAIL:].startswith(', "sha256": "')):
-        return None
-    payload_text, digest = text[len(head):-_TAIL], text[-_TAIL + len(', "sha256": "'):-2]
-    if _digest(payload_text) != digest:
-        raise ValueError("key or digest mismatch")
-    return json.loads(payload_text)
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
-def read(cache_dir: Path, kind: str, key: str) -> Any | None:
-    """The cached payload, or None if absent, partial, corrupt or for another key."""
-    path = entry_path(cache_dir, kind, key)
+def write(cache_dir: Path, kind: str, k: str, files: dict[str, str | bytes]) -> Path:
+    """Store `files` (relative path -> content) as the entry (kind, k); returns its folder."""
+    final = entry_dir(cache_dir, kind, k)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=final.name + ".", suffix=".tmp"))
     try:
-        text = path.read_text(encoding="utf-8")
-        payload = _read_fast(text, key)
-        if payload is not None:
-            return payload
-        entry = json.loads(text)
-        payload_text = json.dumps(entry["payload"], sort_keys=True)
-        if entry["key"] != key or entry["sha256"] != _digest(payload_text):
-            raise ValueError("key or digest mismatch")
-        return entry["payload"]
+        manifest = {"key": k, "files": {}}
+        for rel, content in files.items():
+            data = content.encode("utf-8") if isinstance(content, str) else content
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            manifest["files"][rel] = [len(data), _digest(data)]
+        (tmp / MANIFEST).write_text(json.dumps(manifest, sort_keys=True), encoding="utf-8")
+        if final.exists():  # an unusable entry being replaced (read() said so)
+            shutil.rmtree(final, ignore_errors=True)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if not (final / MANIFEST).is_file():
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)  # another build wrote the same entry first
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def read(cache_dir: Path, kind: str, k: str) -> Path | None:
+    """The entry's folder, or None if absent, partial, corrupt or for another key."""
+    folder = entry_dir(cache_dir, kind, k)
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        if manifest["key"] != k:
+            raise ValueError("written for another key")
+        for rel, (size, digest) in manifest["files"].items():
+            path = folder / rel
+            if path.stat().st_size != size:
+                raise ValueError(f"{rel} has the wrong size")
+            if rel.endswith(".json") and _digest(path.read_bytes()) != digest:
+                raise ValueError(f"{rel} does not match its digest")
+        return folder
     except FileNotFoundError:
+        if folder.exists():
+            log.info("cache entry %s is incomplete; recomputing", folder)
         return None
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-        log.info("cache entry %s is unusable (%s); recomputing", path, exc)
+        log.info("cache entry %s is unusable (%s); recomputing", folder, exc)
         return None
 
 
-def write(cache_dir: Path, kind: str, key: str, payload: Any) -> Path:
-    return _write_text(cache_dir, kind, key, json.dumps(payload, sort_keys=True))
+def load_json(cache_dir: Path, kind: str, k: str) -> Any | None:
+    """The JSON payload of entry (kind, k), from the memo or the disk; None if absent."""
+    if (kind, k) in _MEMO:
+        return _MEMO[(kind, k)]
+    folder = read(cache_dir, kind, k)
+    if folder is None:
+        return None
+    try:
+        payload = json.loads((folder / PAYLOAD).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        log.info("cache entry %s is unusable (%s); recomputing", folder, exc)
+        return None
+    _MEMO[(kind, k)] = payload
+    return payload
 
 
-def _write_text(cache_dir: Path, kind: str, key: str, payload_text: str) -> Path:
-    path = entry_path(cache_dir, kind, key)
-    write_atomic(path, _entry_text(key, payload_text))
-    return path
+def store_json(cache_dir: Path, kind: str, k: str, payload: Any, extra: dict[str, str | bytes] | None = None) -> Any:
+    """Write a JSON payload (plus `extra` files) as entry (kind, k); returns the payload
+    as read back from its JSON, so a fresh payload equals a cached one exactly."""
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    write(cache_dir, kind, k, {PAYLOAD: text, **(extra or {})})
+    _MEMO[(kind, k)] = json.loads(text)
+    return _MEMO[(kind, k)]
 
 
-def get(cache_dir: Path, kind: str, key: str, compute: Callable[[], Any]) -> tuple[Any, bool]:
+def get_json(cache_dir: Path, kind: str, k: str, compute: Callable[[], Any]) -> tuple[Any, bool]:
     """(payload, hit): the cached payload, or compute it, store it and return it."""
-    payload = read(cache_dir, kind, key)
+    payload = load_json(cache_dir, kind, k)
     if payload is not None:
         return payload, True
-    # Round-trip through JSON so a fresh payload equals a cached one exactly; the same
-    # text is what the entry stores (one serialization of a big payload, not three).
-    payload_text = json.dumps(compute(), sort_keys=True)
-    _write_text(cache_dir, kind, key, payload_text)
-    return json.loads(payload_text), False
+    return store_json(cache_dir, kind, k, compute()), False

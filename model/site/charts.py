@@ -8,14 +8,13 @@ in the data or be made by a transform, or the build stops naming the chart and f
 """
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
+from ..errors import UserError
+from ..instrument import LENS_LABELS
 
-LENS_NAMES = {"alpha": "α", "value_norm": "‖α v‖", "output_norm": "‖α f(x)‖"}
 WIDTH = 560
 
 
-class ChartError(ValueError):
+class ChartError(UserError, ValueError):
     pass
 
 
@@ -32,7 +31,7 @@ def sink_scatter(results: dict, model: str):
     alpha = {(r["sentence"], r["word_index"]): r for r in m["rows"] if r["lens"] == "alpha"}
     data = [
         {"alpha": alpha[(r["sentence"], r["word_index"])]["sink_share"], "norm": r["sink_share"],
-         "lens": LENS_NAMES[r["lens"]], "word": r["word"], "sentence": r["sentence"]}
+         "lens": LENS_LABELS[r["lens"]], "word": r["word"], "sentence": r["sentence"]}
         for r in m["rows"] if r["lens"] != "alpha"
     ]
     base = alt.Chart(alt.Data(values=data))
@@ -51,7 +50,7 @@ def sink_scatter(results: dict, model: str):
 def sink_distribution(results: dict, model: str):
     """How much of each displayed row goes to the sink, under α."""
     alt = _alt()
-    data = [{"sink": r["sink_share"], "lens": LENS_NAMES[r["lens"]]} for r in results["models"][model]["rows"]]
+    data = [{"sink": r["sink_share"], "lens": LENS_LABELS[r["lens"]]} for r in results["models"][model]["rows"]]
     return alt.Chart(alt.Data(values=data)).mark_bar(opacity=0.8).encode(
         x=alt.X("sink:Q", bin=alt.Bin(step=0.05, extent=[0, 1]), title="sink share of the displayed row", axis=alt.Axis(format="%")),
         y=alt.Y("count():Q", title="rows"),
@@ -100,7 +99,7 @@ def depth_sink(results: dict):
     alt = _alt()
     data = [
         {"depth": (s["layer"] + 1) / m["n_layers"], "median": s["stats"]["median_sink"],
-         "model": m["model"], "lens": LENS_NAMES[s["lens"]]}
+         "model": m["model"], "lens": LENS_LABELS[s["lens"]]}
         for m in results["models"].values() for s in m["per_layer"]
     ]
     return alt.Chart(alt.Data(values=data)).mark_line(point=True).encode(
@@ -149,7 +148,7 @@ def flip_heads(results: dict, model: str):
     sentences = results["sentences"]
     data = [
         {"pair": f"{i + 1}: …{sentences[p['sentences'][0]].split()[-1]} / {sentences[p['sentences'][1]].split()[-1]}",
-         "changed": p["changed"], "follows": p["follows_reader"], "lens": LENS_NAMES[f["lens"]]}
+         "changed": p["changed"], "follows": p["follows_reader"], "lens": LENS_LABELS[f["lens"]]}
         for f in results["models"][model]["flips"] for i, p in enumerate(f["pairs"])
     ]
     return alt.Chart(alt.Data(values=data)).mark_bar().encode(
@@ -283,7 +282,3 @@ def build(results: dict, chart_id: str) -> dict:
 
 def build_all(results: dict) -> dict[str, dict]:
     return {cid: build(results, cid) for cid in chart_ids(results)}
-
-
-def code_digest() -> str:
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()

@@ -8,7 +8,7 @@ holds. Page errors (unknown key, bad format, syntax) raise `PageError` at once.
 """
 from __future__ import annotations
 
-import gc
+import html
 import json
 import logging
 import os
@@ -18,10 +18,8 @@ from typing import Any
 
 from .. import results as results_mod
 from .. import study as study_mod
-from .. import weights as weights_mod
-from . import cache, lock, numbers
+from . import cache, lock, numbers, published
 from .pages import Claim, PageError, Renderer
-from .files import write_atomic
 
 log = logging.getLogger("mkdocs.plugins.instrument.gate")
 
@@ -35,106 +33,51 @@ class Settings:
 
     @classmethod
     def at(cls, root: Path, docs_dir: str = "docs", study: str = "study.yml",
-           lock_file: str = "numbers.lock.json", cache_dir: str = ".cache") -> "Settings":
+           lock_file: str = "numbers.lock.json") -> "Settings":
+        """The project's layout under `root`. The cache folder is `.cache`, or the folder
+        named by LIVE_NUMBERS_CACHE (the tests' own, say): an environment variable, so the
+        notebook's kernel, started by the build, finds the same one."""
         docs = (root / docs_dir).resolve()
-        return cls(docs, docs / study, docs / lock_file, (root / cache_dir).resolve())
+        cache_dir = root / os.environ.get("LIVE_NUMBERS_CACHE", ".cache")
+        return cls(docs, docs / study, docs / lock_file, cache_dir.resolve())
 
 
-# In-process memo: under `mkdocs serve` the hook module lives across rebuilds, so a
-# prose edit reuses results without even reading the disk cache.
-_MEMO: dict[str, Any] = {}
+SITE_CODE = Path(__file__).parent  # model/site: tables, charts, pages, this gate
 
 
-_SHA_FILE = "weights-sha256.json"
+def results_key(settings: Settings) -> str:
+    """The results' cache key: a digest of their provenance (study, corpus, measurement
+    code, library versions, weights). Computing it never imports torch."""
+    return cache.key(results_mod.provenance(study_mod.load(settings.study)))
 
 
-def _weights_shas(cache_dir: Path, save: bool = False) -> None:
-    """Keep `weights.sha256_of`'s in-process memo of weights digests on disk between builds.
-
-    Hashing the weights files costs ~0.15 s a build (160 MB); a warm build should not
-    pay it. An entry is reused only while the file's size, mtime, ctime and inode are
-    all unchanged (ctime cannot be set back by hand), so a replaced file is re-hashed.
-    """
-    memo = weights_mod._SHA_MEMO
-    path = cache_dir / _SHA_FILE
-
-    def stamp(p: str):
-        try:
-            st = os.stat(p)
-        except OSError:
-            return None
-        return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-
-    try:
-        if not save:
-            for p, (size, mtime, ctime, ino, sha) in json.loads(path.read_text(encoding="utf-8")).items():
-                if stamp(p) == [size, mtime, ctime, ino]:
-                    memo.setdefault((p, size, mtime), sha)
-            return
-        known = {p: [*now, sha] for (p, size, mtime), sha in memo.items()
-                 if (now := stamp(p)) is not None and now[:2] == [size, mtime]}
-        if path.is_file() and json.loads(path.read_text(encoding="utf-8")) == known:
-            return
-        write_atomic(path, json.dumps(known, sort_keys=True))
-    except (OSError, ValueError, TypeError, AttributeError):
-        return  # a memo, never a source of truth: without it the files are hashed
+def load_results(settings: Settings) -> tuple[dict, str]:
+    """(results, key): from memory, the disk cache, or a fresh measurement, which also
+    writes the instrument's per-sentence data (`views_dir`) as an entry of its own."""
+    key = results_key(settings)
+    results = cache.load_json(settings.cache_dir, "results", key)
+    if results is None or cache.read(settings.cache_dir, "views", key) is None:
+        results, views = results_mod.measure(settings.study)
+        cache.write(settings.cache_dir, "views", key, published.view_files(views))
+        results = cache.store_json(settings.cache_dir, "results", key, results)
+        log.info("results %s (computed)", key[:12])
+    return results, key
 
 
-def load_results(settings: Settings, views: bool = True) -> tuple[dict, str]:
-    """(results, cache key): from memory, the disk cache, or a fresh measurement.
-
-    views=False: the results without each model's `views` (the instrument's per-head
-    data, ~2/3 of the entry, read only to publish the instrument's files), kept as an
-    entry of their own so a warm build does not parse them. The pages and the gate use
-    these; `Report.full_results()` gets the rest when it is needed.
-    """
-    study = study_mod.load(settings.study)
-    _weights_shas(settings.cache_dir)
-    key = results_mod.cache_key(results_mod.provenance(study))
-    _weights_shas(settings.cache_dir, save=True)
-    if not views and ("results", key) not in _MEMO:
-        if ("slim", key) not in _MEMO:
-            slim = cache.read(settings.cache_dir, "results-slim", key)
-            # Never the slim entry alone: a gate run leaves the full entry in place, as before.
-            if slim is None or not cache.entry_path(settings.cache_dir, "results", key).is_file():
-                slim = results_mod.without_views(load_results(settings)[0])
-                cache.write(settings.cache_dir, "results-slim", key, slim)
-            _MEMO[("slim", key)] = slim
-        return _MEMO[("slim", key)], key
-    if ("results", key) not in _MEMO:
-        payload, hit = cache.get(settings.cache_dir, "results", key, lambda: _measure(settings.study))
-        log.info("results %s (%s)", key[:12], "from cache" if hit else "computed")
-        _MEMO[("results", key)] = payload
-    full = _MEMO[("results", key)]
-    return (full if views else results_mod.without_views(full)), key
-
-
-def _measure(study_path: Path) -> dict:
-    """`results.measure` with the cyclic garbage collector paused: the measurement makes
-    millions of small objects and next to no cycles (about a hundred), and the
-    collector's passes over them cost ~0.3 s of a cold build. The next pass collects those."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return results_mod.measure(study_path)
-    finally:
-        if enabled:
-            gc.enable()
+def views_dir(settings: Settings, key: str) -> Path:
+    """The folder of the instrument's per-sentence files (written by `load_results`)."""
+    load_results(settings)  # measures again if the entry went missing
+    return cache.read(settings.cache_dir, "views", key)
 
 
 def load_charts(settings: Settings, results: dict, results_key: str) -> dict[str, dict]:
-    """Every chart's Vega-Lite spec, cached by results and chart code."""
-    import hashlib
+    """Every chart's Vega-Lite spec, cached by results, site code and Altair's version."""
     from importlib import metadata
 
     from . import charts
 
-    key = hashlib.sha256(
-        f"{results_key}:{charts.code_digest()}:{metadata.version('altair')}".encode()
-    ).hexdigest()
-    if ("charts", key) not in _MEMO:
-        _MEMO[("charts", key)], _ = cache.get(settings.cache_dir, "charts", key, lambda: charts.build_all(results))
-    return _MEMO[("charts", key)]
+    key = cache.key("charts", results_key, results_mod.code_digest(SITE_CODE), metadata.version("altair"))
+    return cache.get_json(settings.cache_dir, "charts", key, lambda: charts.build_all(results))[0]
 
 
 def pages(docs_dir: Path) -> list[str]:
@@ -163,7 +106,7 @@ class Drift:
 
 @dataclass
 class Report:
-    results: dict          # without the models' `views` (see load_results); full_results() has them
+    results: dict
     results_key: str
     charts: dict[str, dict]
     rendered: dict[str, str] = field(default_factory=dict)                  # page -> text
@@ -175,13 +118,6 @@ class Report:
     uncited: list[str] = field(default_factory=list)
     failed_claims: list[Claim] = field(default_factory=list)
     provenance_changes: list[str] = field(default_factory=list)
-    settings: Settings | None = None
-
-    def full_results(self) -> dict:
-        """The results with every model's per-head `views` (the instrument's data)."""
-        if self.settings is None or all("views" in m for m in self.results["models"].values()):
-            return self.results
-        return load_results(self.settings)[0]
 
     @property
     def ok(self) -> bool:
@@ -193,6 +129,19 @@ class Report:
             for page in d.pages:
                 out.setdefault(page, []).append(d)
         return out
+
+    def banner(self, page: str) -> str:
+        """HTML to put above a page whose numbers moved or whose claims fail (`mkdocs
+        serve` shows these instead of stopping); empty when the page is sound."""
+        drifts = self.pages_with_drift().get(page, [])
+        failed = [c for c in self.failed_claims if c.page == page]
+        if not (drifts or failed):
+            return ""
+        items = [f"<li><code>{html.escape(d.key)}</code>: recorded {html.escape(repr(d.recorded))}, "
+                 f"now {html.escape(repr(d.now))}</li>" for d in drifts]
+        items += [f"<li>claim no longer holds (line {c.line}): <code>{html.escape(c.expr)}</code></li>" for c in failed]
+        return ('<div class="admonition danger drift-banner"><p class="admonition-title">'
+                "Numbers on this page moved since the lock was written</p><ul>" + "".join(items) + "</ul></div>")
 
     def message(self, lock_path: Path) -> str:
         lines = []
@@ -223,9 +172,9 @@ class Report:
 
 
 def run(settings: Settings, with_charts: bool = True) -> Report:
-    results, key = load_results(settings, views=False)
+    results, key = load_results(settings)
     charts = load_charts(settings, results, key) if with_charts else {}
-    report = Report(results=results, results_key=key, charts=charts, settings=settings)
+    report = Report(results=results, results_key=key, charts=charts)
 
     def chart_spec(chart_id: str) -> dict:
         if with_charts and chart_id not in charts:
@@ -256,37 +205,27 @@ def run(settings: Settings, with_charts: bool = True) -> Report:
 
 
 def _render_memo(cache_dir: Path, results_key: str, with_charts: bool, renderer: Renderer):
-    """`renderer.render`, with each page's output (text, citations, claims) kept in the
-    cache: a prose edit re-renders the edited page only (Jinja compiles every page and
-    every claim afresh, ~0.5 s for the site). One entry per page, overwritten when the
-    page changes; it is used only for the same source, the same results, the same site
-    code (model/site/*.py) and the same Jinja2, MarkupSafe and Altair."""
-    import hashlib
+    """`renderer.render`, with each page's output (text, citations, claims) cached: a prose
+    edit re-renders the edited page only (Jinja compiles every page and every claim
+    afresh otherwise). Keyed by the results, the site code, Jinja2, MarkupSafe and the
+    page's source."""
     from dataclasses import astuple
     from importlib import metadata
 
     from .pages import Citation, Rendered
 
-    h = hashlib.sha256(f"{results_key}\0{with_charts}\0".encode())
-    for dist in ("jinja2", "markupsafe", "altair"):
-        h.update(f"{dist}={metadata.version(dist)}\0".encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    base = h.hexdigest()
+    versions = [metadata.version(d) for d in ("jinja2", "markupsafe", "altair")]
+    base = cache.key("page", results_key, with_charts, versions, results_mod.code_digest(SITE_CODE))
 
     def render(page: str, source: str, part: str) -> Rendered:
-        key = hashlib.sha256(f"{base}\0{page}\0{part}".encode()).hexdigest()
-        digest = hashlib.sha256(source.encode()).hexdigest()
-        hit = cache.read(cache_dir, "page", key)
-        if isinstance(hit, dict) and hit.get("source") == digest:
-            return Rendered(page, hit["text"], [Citation(*c) for c in hit["citations"]],
-                            [Claim(*c) for c in hit["claims"]])
-        out = renderer.render(page, source)
-        cache.write(cache_dir, "page", key, {
-            "source": digest, "text": out.text,
-            "citations": [astuple(c) for c in out.citations], "claims": [astuple(c) for c in out.claims],
-        })
-        return out
+        def compute() -> dict:
+            out = renderer.render(page, source)
+            return {"text": out.text, "citations": [astuple(c) for c in out.citations],
+                    "claims": [astuple(c) for c in out.claims]}
+
+        hit, _ = cache.get_json(cache_dir, "page", cache.key(base, page, part, source), compute)
+        return Rendered(page, hit["text"], [Citation(*c) for c in hit["citations"]],
+                        [Claim(*c) for c in hit["claims"]])
 
     return render
 
@@ -312,10 +251,13 @@ def _compare(report: Report, rendered, fresh_numbers: dict, lock_path: Path) -> 
 
 
 def accept(settings: Settings) -> str:
-    """Rewrite the lock from fresh results; returns the diff, one line per change."""
+    """Rewrite the lock from fresh results; returns the diff, one line per change. A
+    number that has not moved beyond its tolerance keeps its recorded value, so the
+    lock changes only where something did (a CPU's float noise is not a change)."""
     report = run(settings, with_charts=False)
     old = lock.read(settings.lock).numbers
-    new = report.fresh
+    new = {k: old[k] if k in old and old[k].tolerance == v.tolerance and not lock.moved(old[k], v.value) else v
+           for k, v in report.fresh.items()}
     diff = []
     for key in sorted(set(old) | set(new)):
         if key not in new:

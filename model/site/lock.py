@@ -6,6 +6,8 @@ interrupted accept leaves the old lock whole.
 """
 from __future__ import annotations
 
+from ..errors import UserError
+
 import json
 import math
 from dataclasses import dataclass
@@ -17,7 +19,7 @@ from .files import write_atomic
 LOCK_VERSION = 1
 
 
-class LockError(ValueError):
+class LockError(UserError, ValueError):
     """A lock file that cannot be trusted; the message names the file and the key."""
 
 

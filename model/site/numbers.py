@@ -9,11 +9,13 @@ printed value could change: the lock's default tolerance is half the last printe
 """
 from __future__ import annotations
 
+from ..errors import UserError
+
 import re
 from typing import Any
 
 
-class NumberError(KeyError):
+class NumberError(UserError, KeyError):
     """An unknown key or a bad format; the page renderer adds page and line."""
 
     def __str__(self) -> str:  # KeyError would quote the message
@@ -108,16 +110,21 @@ def md_text(value: Any) -> str:
 
 # -- formats ------------------------------------------------------------------------------
 
-_FORMAT = re.compile(r"^(pct|fixed|ratio|sci):(\d)$|^(int|text|yesno)$")
+_FORMAT = re.compile(r"^(?:(pct|fixed|ratio|sci):(\d)|(int|text|yesno))(?:~(\d+(?:\.\d*)?(?:e-?\d+)?))?$")
 
 
-def parse_format(fmt: str) -> tuple[str, int]:
+def parse_format(fmt: str) -> tuple[str, int, float | None]:
+    """"pct:1" -> ("pct", 1, None). A suffix "~TOL" ("sci:1~1e-5") locks the number only
+    to within TOL: for figures that are rounding noise (float32 against float64), which
+    differ from one CPU to the next while what they say (agreement within TOL) holds."""
     m = _FORMAT.match(fmt)
     if not m:
         raise NumberError(
-            f"bad format {fmt!r}: use pct:N, fixed:N, ratio:N, sci:N (N a digit), int, text or yesno"
+            f"bad format {fmt!r}: use pct:N, fixed:N, ratio:N, sci:N (N a digit), int, text or yesno, "
+            "optionally followed by ~TOLERANCE (sci:1~1e-5)"
         )
-    return (m.group(1), int(m.group(2))) if m.group(1) else (m.group(3), 0)
+    noise = float(m.group(4)) if m.group(4) else None
+    return (m.group(1), int(m.group(2)), noise) if m.group(1) else (m.group(3), 0, noise)
 
 
 def default_format(value: Any) -> str:
@@ -129,7 +136,7 @@ def default_format(value: Any) -> str:
 
 
 def format_value(key: str, value: Any, fmt: str) -> str:
-    kind, digits = parse_format(fmt)
+    kind, digits, _ = parse_format(fmt)
     if kind == "text":
         return str(value)
     if isinstance(value, str):
@@ -151,8 +158,11 @@ def format_value(key: str, value: Any, fmt: str) -> str:
 
 def tolerance(fmt: str, value: Any) -> float:
     """Half the last printed unit: a move below it cannot change what the reader sees
-    by more than rounding. Text, yes/no and whole numbers must match exactly."""
-    kind, digits = parse_format(fmt)
+    by more than rounding. Text, yes/no and whole numbers must match exactly. A "~TOL"
+    format is locked to within TOL instead (see parse_format)."""
+    kind, digits, noise = parse_format(fmt)
+    if noise is not None:
+        return noise
     if kind in ("text", "yesno", "int"):
         return 0.0
     if kind == "pct":

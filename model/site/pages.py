@@ -14,6 +14,8 @@ error or an unknown table or chart is a `PageError` naming page and line.
 """
 from __future__ import annotations
 
+from ..errors import UserError
+
 import html
 import json
 import posixpath
@@ -28,7 +30,7 @@ from . import numbers as nums
 from .numbers import NumberError
 
 
-class PageError(ValueError):
+class PageError(UserError, ValueError):
     """A page that cannot be rendered; the message starts with `page:line:`."""
 
 

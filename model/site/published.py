@@ -1,129 +1,81 @@
 """Files the site publishes beside its pages, all derived from the results:
 
 - `assets/javascripts/vega-bundle.js`: Vega, Vega-Lite and vega-embed, shipped with the
-  site (no CDN), built once per vl-convert version and kept in the cache folder;
-- `downloads/results.json`: the full results, for readers to check our numbers;
-- `assets/instrument/<model>/<sentence>.json` and `assets/instrument/index.json`: the
-  instrument page's data (every head, every lens), loaded by its script on demand.
+  site (no CDN), built once per vl-convert version and kept in the cache;
+- `downloads/results.json`: the results, for readers to check our numbers;
+- `assets/instrument/index.json` and `assets/instrument/<model>/<sentence>.json`: the
+  instrument page's data, loaded by its script on demand. The per-sentence files are
+  the `views` cache entry the measurement writes.
+
+`site_files` lists them all as site path -> a file to copy (a `Path`) or content.
 """
 from __future__ import annotations
 
-import hashlib
+import json
 import subprocess
 import sys
-import json
-from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 
-from .. import results as results_mod
-from . import cache
-from .files import write_atomic
-from .notebook import executed_copy, executed_path
+from ..instrument import LENS_LABELS, LENS_TITLES, LENSES, TINY_MASS
+from . import background, cache
 
-_MEMO: dict = {}
-_BUNDLING: dict[Path, subprocess.Popen] = {}
+VEGA_BUNDLE = "assets/javascripts/vega-bundle.js"
+INSTRUMENT = "assets/instrument"
 
 
-def _bundle_path(cache_dir: Path) -> Path:
-    return cache_dir / f"vega-bundle-{metadata.version('vl-convert-python')}.js"
+def view_files(views: dict[str, list[dict]]) -> dict[str, str]:
+    """model key -> per-sentence views (views.py) -> the files of the `views` entry."""
+    return {
+        f"{INSTRUMENT}/{key}/{view['sentence']}.json": json.dumps(view, separators=(",", ":"))
+        for key, model_views in views.items() for view in model_views
+    }
 
 
-def start_vega_bundle(cache_dir: Path) -> None:
-    """Cold builds: bundle in a child process while the gate measures. vl-convert holds
-    the GIL for ~1.5 s, so it cannot share this process without stalling it. The child
-    only prints; this process writes the file, so a failed build leaves nothing behind."""
-    path = _bundle_path(cache_dir)
-    if not path.is_file() and path not in _BUNDLING:
+def instrument_index(results: dict) -> str:
+    """What the instrument's script reads first: the sentences, the models, and the
+    definitions it must not repeat (lens labels, thresholds)."""
+    return json.dumps({
+        "default_model": results["default_model"],
+        "sentences": results["sentences"],
+        "threshold": results["stop_rule"]["threshold"],
+        "tiny_mass": TINY_MASS,
+        "lenses": [{"key": k, "label": LENS_LABELS[k], "title": LENS_TITLES[k]} for k in LENSES],
+        "models": {
+            key: {"name": m["model"], "n_layers": m["n_layers"], "n_heads": m["n_heads"]}
+            for key, m in results["models"].items()
+        },
+    }, separators=(",", ":"))
+
+
+def _vega_key() -> str:
+    return cache.key("vega", metadata.version("vl-convert-python"))
+
+
+def bundle_vega(cache_dir: Path) -> Path:
+    """The cache entry holding the Vega bundle, built in a child process if missing
+    (vl-convert holds the GIL for ~1.5 s; `start_vega` runs this beside the build)."""
+    key = _vega_key()
+    folder = cache.read(cache_dir, "vega", key)
+    if folder is None:
         code = "import sys, vl_convert; sys.stdout.write(vl_convert.javascript_bundle())"
-        _BUNDLING[path] = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
-                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        out = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL, capture_output=True, check=True)
+        folder = cache.write(cache_dir, "vega", key, {VEGA_BUNDLE: out.stdout})
+    return folder
 
 
-def cancel_vega_bundle() -> None:
-    for child in _BUNDLING.values():
-        child.kill()
-        child.wait()
-    _BUNDLING.clear()
+def start_vega(cache_dir: Path) -> None:
+    """Cold builds: bundle Vega while the gate measures."""
+    if cache.read(cache_dir, "vega", _vega_key()) is None:
+        background.start("vega", bundle_vega, cache_dir)
 
 
-def vega_bundle(cache_dir: Path) -> str:
-    """Vega, Vega-Lite and vega-embed in one script, built once per vl-convert version."""
-    path = _bundle_path(cache_dir)
-    child = _BUNDLING.pop(path, None)
-    if not path.is_file():
-        out = child.communicate()[0] if child is not None else b""
-        if child is None or child.returncode != 0 or not out:
-            import vl_convert  # no child, or it failed: build here, so a real error surfaces
-
-            out = vl_convert.javascript_bundle().encode()
-        write_atomic(path, out.decode("utf-8"))
-    return path.read_text(encoding="utf-8")
-
-
-def results_download(results: dict) -> str:
-    """Everything but the per-head views (those are the instrument's data files)."""
-    return json.dumps(results_mod.without_views(results), indent=1, sort_keys=True)
-
-
-def instrument_files(results: dict) -> dict[str, str]:
-    out = {}
-    index = {"default_model": results["default_model"], "sentences": results["sentences"], "models": {}}
-    for key, m in results["models"].items():
-        index["models"][key] = {"name": m["model"], "n_layers": m["n_layers"], "n_heads": m["n_heads"],
-                                "threshold": results["stop_rule"]["threshold"]}
-        for view in m["views"]:
-            out[f"assets/instrument/{key}/{view['sentence']}.json"] = json.dumps(view, separators=(",", ":"))
-    out["assets/instrument/index.json"] = json.dumps(index, separators=(",", ":"))
-    return out
-
-
-def _serialized(results: dict) -> dict[str, str]:
-    files = {"downloads/results.json": results_download(results)}
-    files.update(instrument_files(results))
+def site_files(results: dict, results_entry: Path, views: Path, cache_dir: Path) -> dict[str, Path | str]:
+    """Site path -> the file to copy there (a Path into the cache) or its content."""
+    background.wait("vega")
+    files: dict[str, Path | str] = {VEGA_BUNDLE: bundle_vega(cache_dir) / VEGA_BUNDLE}
+    files["downloads/results.json"] = results_entry / cache.PAYLOAD
+    files[f"{INSTRUMENT}/index.json"] = instrument_index(results)
+    for path in sorted((views / INSTRUMENT).rglob("*.json")):
+        files[path.relative_to(views).as_posix()] = path
     return files
-
-
-def generated_files(report, cache_dir: Path) -> dict[str, str]:
-    """Site path -> content, memoized per results (a serve rebuild re-serializes nothing)
-    and cached on disk by results and this file's code (nor does a warm build: reading
-    the serialized files back costs ~10 ms, serializing the views again ~0.4 s)."""
-    key = report.results_key
-    if key not in _MEMO:
-        _MEMO.clear()
-        code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-        disk_key = hashlib.sha256(f"{key}:{code}".encode()).hexdigest()
-        _MEMO[key], _ = cache.get(cache_dir, "published", disk_key, lambda: _serialized(report.full_results()))
-    return {"assets/javascripts/vega-bundle.js": vega_bundle(cache_dir), **_MEMO[key]}
-
-
-_EXECUTING: dict[str, Future] = {}
-
-
-def start_notebook(page: str, cells: dict[int, str], report, settings) -> Path:
-    """`executed_notebook` without the wait: the folder the executed copy will be in,
-    at once. A copy not cached yet is executed in a thread (the kernel is a process of
-    its own) while MkDocs reads the other pages; `wait_notebook(page)`, called just
-    before the page itself is read, waits for it and raises its error, if any."""
-    args = (settings.docs_dir / page, page, cells, report.results_key, settings.cache_dir)
-    path = executed_path(*args)
-    if not path.is_file() and page not in _EXECUTING:
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notebook")
-        _EXECUTING[page] = pool.submit(executed_copy, *args, settings.docs_dir.parent)
-        pool.shutdown(wait=False)  # the thread ends with its notebook (never a daemon: the kernel is shut down)
-    return Path(str(path)[: -len(page)])
-
-
-def wait_notebook(page: str | None = None) -> None:
-    """Wait for `page`'s execution (every started one if None); re-raise its error."""
-    for name in [page] if page is not None else list(_EXECUTING):
-        future = _EXECUTING.pop(name, None)
-        if future is not None:
-            future.result()
-
-
-def executed_notebook(page: str, cells: dict[int, str], report, settings) -> Path:
-    """The folder that holds the executed copy of `page` (at the same relative path)."""
-    path = executed_copy(settings.docs_dir / page, page, cells, report.results_key,
-                         settings.cache_dir, settings.docs_dir.parent)
-    return Path(str(path)[: -len(page)])
