@@ -21,11 +21,36 @@ class Activations:
     hidden: np.ndarray       # [T, C]        last hidden state
 
 
+# Sentences go through the reference in batches of similar length, so that padding
+# (and the [B, nh, T, T] attention of the longest sentence) stays small.
+BATCH_TOKENS = 4096
+
+
 def from_reference(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
-    """The PyTorch reference, one padded batch; padding is trimmed off each sentence."""
+    """The PyTorch reference over sentences sorted by length, in padded batches of about
+    BATCH_TOKENS tokens; padding is trimmed off each sentence."""
     from . import encoder  # torch is imported only when a forward pass is needed
 
-    out = encoder.run(ckpt, batch)
+    model = encoder.Encoder.from_checkpoint(ckpt)
+    order = sorted(range(len(batch)), key=lambda i: len(batch[i]))
+    out: list[Activations | None] = [None] * len(batch)
+    start = 0
+    while start < len(order):
+        T = len(batch[order[start]])
+        stop = start + 1
+        while stop < len(order) and (stop - start + 1) * len(batch[order[stop]]) <= max(BATCH_TOKENS, T):
+            stop += 1
+        chunk = order[start:stop]
+        for i, acts in zip(chunk, _run(model, [batch[i] for i in chunk])):
+            out[i] = acts
+        start = stop
+    return out
+
+
+def _run(model, batch: list[list[int]]) -> list[Activations]:
+    from . import encoder
+
+    out = model(*encoder.pad(batch))
     stack = lambda ts: np.stack([t.numpy() for t in ts])  # L x [B, ...] -> [L, B, ...]
     alpha, value = stack(out.alpha), stack(out.value)
     vnorm = np.linalg.norm(value, axis=-1)  # [L, B, nh, T]

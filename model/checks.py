@@ -14,29 +14,51 @@ import numpy as np
 
 from . import activations, instrument, mutants
 from .instrument import LENSES
-from .measure import Measured, corpus_rows, displayed_all
+from .measure import Measured, corpus_rows, displayed, positional_heads
 from .weights import Checkpoint
 
 
 @dataclass
 class SelfChecks:
-    unit_norms_max_diff: float        # value_norm lens with every norm 1.0 vs alpha: must be 0.0
-    unit_norms_identical: bool
-    cls_zero_median_sink: float       # value_norm lens with ||v_CLS|| = 0
+    unit_norms_max_diff: float        # lens function with every norm 1.0 vs alpha folded by loops
+    unit_norms_agree: bool            # ... within AGREE
+    cls_zero_median_sink: float       # value_norm lens with ||v_CLS|| = 0, held-out half
     cls_zero_moves: bool
-    oracle_max_abs_alpha: float       # reference vs oracle, whole corpus
+    oracle_sentences: int             # how many sentences the oracle re-ran
+    oracle_max_abs_alpha: float       # reference vs oracle
     oracle_max_abs_hidden: float
     oracle_max_abs_sink: float        # on the displayed rows' sink shares, every lens
     oracle_same_heads: bool
 
 
-def self_checks(ckpt: Checkpoint, m: Measured, threshold: float) -> SelfChecks:
+# Two float64 computations of the same quantity by different paths "agree" within this.
+AGREE = 1e-12
+
+
+def fold_by_loops(alpha: np.ndarray, word_ids: list[int | None]) -> np.ndarray:
+    """alpha [L, nh, T, T] -> word rows [L, nh, n_words, K], written apart from the
+    instrument's matrices: a word's row is the mean of its subwords' rows, its column
+    the sum of its subwords' columns; [CLS] and [SEP] stay as they are."""
+    n_words = 1 + max(w for w in word_ids if w is not None)
+    groups = [[0]] + [[t for t, w in enumerate(word_ids) if w == k] for k in range(n_words)] + [[len(word_ids) - 1]]
+    out = np.zeros(alpha.shape[:2] + (n_words, n_words + 2))
+    for k in range(n_words):
+        row = alpha[:, :, groups[k + 1], :].mean(axis=2)            # [L, nh, T]
+        for c, tokens in enumerate(groups):
+            out[:, :, k, c] = row[:, :, tokens].sum(axis=-1)
+    return out
+
+
+def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[str, list[int]],
+                oracle_sentences: list[int]) -> SelfChecks:
     corpus, rows = m.corpus, m.rows
-    # 1. Every value norm forced to 1.0: the value_norm lens must be alpha, bit for bit.
-    unit_diff = 0.0
-    for i, a in enumerate(corpus.acts):
-        unit = corpus.word_rows(i, "value_norm", np.ones_like(a.value_norm))
-        unit_diff = max(unit_diff, float(np.abs(unit - corpus.word_rows(i, "alpha")).max()))
+    # 1. The lens with every norm forced to 1.0 must be alpha itself, folded to words by
+    #    an independent path (loops over the raw probabilities, no renormalization).
+    unit_diff = max(
+        float(np.abs(corpus.word_rows(i, "value_norm", np.ones_like(a.value_norm))
+                     - fold_by_loops(a.alpha, corpus.toks[i].word_ids)).max())
+        for i, a in enumerate(corpus.acts)
+    )
 
     # 2. [CLS]'s value norm forced to 0: the numbers must move.
     def zero_cls(a):
@@ -45,38 +67,48 @@ def self_checks(ckpt: Checkpoint, m: Measured, threshold: float) -> SelfChecks:
         return {"value_norm": n}
 
     zeroed = corpus_rows(corpus.toks, corpus.acts, zero_cls)
-    zero_median = float(np.median([r.sink_share for r in displayed_all(zeroed, threshold, ("value_norm",))[0]["value_norm"]]))
-    alpha_median = float(np.median([r.sink_share for r in rows["alpha"]]))
-    value_median = float(np.median([r.sink_share for r in rows["value_norm"]]))
+    excluded = positional_heads(zeroed, "value_norm", threshold, halves["fit"])
+    test = rows["alpha"].where(halves["test"])
+    zero_median = float(np.median(displayed(zeroed, "value_norm", excluded).sink[test]))
+    medians = [float(np.median(rows[lens].sink[test])) for lens in ("alpha", "value_norm")]
 
     # 3. The oracle re-runs everything from its own forward pass.
-    o_acts = activations.from_oracle(ckpt, [t.ids for t in corpus.toks])
-    o_rows, _ = displayed_all(corpus_rows(corpus.toks, o_acts), threshold)
-    pairs = [(a, b) for lens in LENSES for a, b in zip(rows[lens], o_rows[lens])]
+    toks = [corpus.toks[i] for i in oracle_sentences]
+    o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
+    o_corpus = corpus_rows(toks, o_acts)
+    picked = np.isin(rows["alpha"].sentence, oracle_sentences)
+    sink_diff, same = 0.0, True
+    for lens in LENSES:
+        o = displayed(o_corpus, lens, m.excluded[lens])       # the same positional heads
+        sink_diff = max(sink_diff, float(np.abs(o.sink - rows[lens].sink[picked]).max()))
+        same &= bool((o.layer == rows[lens].layer[picked]).all() and (o.head == rows[lens].head[picked]).all())
     return SelfChecks(
         unit_norms_max_diff=unit_diff,
-        unit_norms_identical=unit_diff == 0.0,
+        unit_norms_agree=unit_diff < AGREE,
         cls_zero_median_sink=zero_median,
-        cls_zero_moves=zero_median not in (alpha_median, value_median),
-        oracle_max_abs_alpha=max(float(np.abs(a.alpha - o.alpha).max()) for a, o in zip(corpus.acts, o_acts)),
-        oracle_max_abs_hidden=max(float(np.abs(a.hidden - o.hidden).max()) for a, o in zip(corpus.acts, o_acts)),
-        oracle_max_abs_sink=max(abs(a.sink_share - b.sink_share) for a, b in pairs),
-        oracle_same_heads=all((a.layer, a.head) == (b.layer, b.head) for a, b in pairs),
+        cls_zero_moves=zero_median not in medians,
+        oracle_sentences=len(oracle_sentences),
+        oracle_max_abs_alpha=max(float(np.abs(corpus.acts[i].alpha - o.alpha).max()) for i, o in zip(oracle_sentences, o_acts)),
+        oracle_max_abs_hidden=max(float(np.abs(corpus.acts[i].hidden - o.hidden).max()) for i, o in zip(oracle_sentences, o_acts)),
+        oracle_max_abs_sink=sink_diff,
+        oracle_same_heads=same,
     )
 
 
 def wrong_aggregation(m: Measured) -> mutants.WrongAggregation:
     """The mutant on every displayed alpha row, on the head the instrument opens."""
+    a = m.rows["alpha"]
     heads: dict[int, dict[int, tuple[int, int]]] = {}
-    for r in m.rows["alpha"]:
-        heads.setdefault(r.sentence, {})[r.word_index] = (r.layer, r.head)
+    for s, w, l, h in zip(a.sentence, a.word, a.layer, a.head):
+        heads.setdefault(int(s), {})[int(w)] = (int(l), int(h))
     return mutants.wrong_aggregation([
-        mutants.MutantInput(i, tok.word_ids, tok.words, a.alpha, heads.get(i, {}))
-        for i, (tok, a) in enumerate(zip(m.corpus.toks, m.corpus.acts))
+        mutants.MutantInput(i, tok.word_ids, tok.words, act.alpha, heads.get(i, {}))
+        for i, (tok, act) in enumerate(zip(m.corpus.toks, m.corpus.acts))
     ])
 
 
-def run(ckpt: Checkpoint, m: Measured, threshold: float) -> None:
+def run(ckpt: Checkpoint, m: Measured, study) -> None:
     """Fill in the checks and the mutant's run on `m.results`."""
-    m.results.checks = self_checks(ckpt, m, threshold)
+    every = list(range(len(m.corpus.toks)))
+    m.results.checks = self_checks(ckpt, m, study.positional_threshold, study.halves, every)
     m.results.mutant = {"wrong_agg": wrong_aggregation(m)}

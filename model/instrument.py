@@ -10,7 +10,8 @@ Columns of a word-level row: [CLS], the sentence's words in order, [SEP]
   ||v_j|| (value_norm) or ||f_j|| (output_norm). The alpha lens goes through the same
   renormalization, so "every norm forced to 1.0" reproduces it bit for bit.
 - words: from-word = mean of its subword rows; to-word = sum of its subword columns.
-- sink share: the word row's weight on [CLS] + [SEP].
+- sink share: the word row's weight on [CLS] + [SEP]. Beside it, not merged into it,
+  the punctuation share: its weight on words that are only punctuation (not itself).
 - displayed row: the word row without [CLS], [SEP] and the word itself, renormalized
   to sum 1; `content_mass` is what it summed to before that.
 - head choice, applied identically under every lens:
@@ -148,6 +149,7 @@ class SentenceRows:
     shown: list[int]
     sink: dict[str, np.ndarray]         # lens -> weight on [CLS] + [SEP]
     sep: dict[str, np.ndarray]          # lens -> the part of it on [SEP]
+    punct: dict[str, np.ndarray]        # lens -> weight on punctuation words other than the word itself
     content_mass: dict[str, np.ndarray]  # lens -> what the displayed row was built from
     top_word: dict[str, np.ndarray]     # lens -> the displayed row's largest weight goes to this word
     top_weight: dict[str, np.ndarray]   # lens -> ... and is this large (the head rule's score)
@@ -160,12 +162,14 @@ def lens_norms(value_norm: np.ndarray, output_norm: np.ndarray) -> dict[str, np.
 
 def sentence_rows(alpha: np.ndarray, norms: dict[str, np.ndarray], words: list[str], wm: WordMap) -> SentenceRows:
     """alpha [L, nh, T, T] and each lens's norms [L, nh, T] -> a `SentenceRows`."""
-    out = SentenceRows([w for w, word in enumerate(words) if not is_punctuation(word)], {}, {}, {}, {}, {})
+    punct = np.array([is_punctuation(w) for w in words], dtype=float)      # [n_words]
+    out = SentenceRows([w for w, p in enumerate(punct) if not p], {}, {}, {}, {}, {}, {})
     for lens, n in norms.items():
         rows = word_rows(lens_rows(alpha, n), wm)          # [L, nh, n_words, K]
         display, mass = displayed_rows(rows, wm)            # [L, nh, n_words, n_words], [L, nh, n_words]
         out.sink[lens] = sink_share(rows, wm)
         out.sep[lens] = rows[..., wm.n_words + 1]
+        out.punct[lens] = content_weights(rows, wm) @ punct
         out.content_mass[lens] = mass
         out.top_word[lens] = display.argmax(axis=-1)
         out.top_weight[lens] = display.max(axis=-1)

@@ -1,10 +1,12 @@
 """The measurements: one model over the corpus, the instrument's rows under three lenses.
 
 `measure_model` runs the reference once over the corpus, reduces every sentence to its
-`SentenceRows` (instrument.py), applies the head rule, and summarizes (stats.py). The
-result is a `Measured`: a `ModelResults` of plain dataclasses (JSON-ready) and the corpus
-it was computed from, which the self-checks (checks.py) and the instrument's per-sentence
-data (views.py) read in turn.
+`SentenceRows` (instrument.py), fits the head rule's positional heads on one half of the
+corpus, opens a head for every word of every sentence, and summarizes the rows of the
+other half (stats.py), each headline figure with its bootstrap interval. The result is
+a `Measured`: a `ModelResults` of plain dataclasses (JSON-ready) and the corpus it was
+computed from, which the self-checks (checks.py) and the instrument's per-sentence data
+(views.py) read in turn.
 """
 from __future__ import annotations
 
@@ -13,11 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from . import activations, instrument, stats
+from . import activations, flip, instrument, rollout, stats
 from .activations import Activations
-from .flip import FlipResult, flip_result
+from .bootstrap import Resampler
 from .instrument import LENSES, SentenceRows, WordMap
-from .rollout import RolloutStats, rollout_stats
 from .study import Study
 from .tokenize import Tokenized, tokenize
 from .weights import Checkpoint
@@ -42,7 +43,7 @@ class Corpus:
         return instrument.word_rows(instrument.lens_rows(a.alpha, n), self.wms[i])
 
 
-def tokenize_corpus(ckpt: Checkpoint, sentences: list[str], where: str) -> list[Tokenized]:
+def tokenize_all(ckpt: Checkpoint, sentences: list[str], where: str) -> list[Tokenized]:
     return [
         tokenize(s, ckpt.tokenizer_dir, ckpt.config.max_position, where=f"{where}:{i + 1}")
         for i, s in enumerate(sentences)
@@ -64,57 +65,78 @@ def corpus_rows(toks: list[Tokenized], acts: list[Activations], norms=None) -> C
 
 def read_corpus(ckpt: Checkpoint, study: Study) -> Corpus:
     """Tokenize the corpus, run the reference once over it, reduce every sentence."""
-    toks = tokenize_corpus(ckpt, list(study.sentences), str(study.corpus_path))
+    toks = tokenize_all(ckpt, list(study.sentences), str(study.corpus_path))
     return corpus_rows(toks, activations.from_reference(ckpt, [t.ids for t in toks]))
 
 
 # -- the displayed rows -----------------------------------------------------------------------
 
 @dataclass
-class DisplayedRow:
-    """One row the instrument shows: one word, under one lens, on the head it opens."""
+class Displayed:
+    """Every displayed row of the corpus under one lens, as parallel arrays [R]: one row
+    per shown word, sentence by sentence, in the same order under every lens."""
 
-    sentence: int
-    word_index: int
-    word: str
-    lens: str
-    layer: int
-    head: int
-    sink_share: float
-    sep_share: float       # the part of the sink that went to [SEP]
-    content_mass: float
-    top_word: str          # the displayed row's largest weight goes to this word
-    top_weight: float
+    sentence: np.ndarray
+    word: np.ndarray
+    layer: np.ndarray
+    head: np.ndarray
+    sink: np.ndarray
+    sep: np.ndarray
+    punct: np.ndarray
+    mass: np.ndarray
+    top_word: np.ndarray
+    top_weight: np.ndarray
 
-
-def positional_heads(corpus: Corpus, lens: str, threshold: float) -> np.ndarray:
-    """[L, nh] True for heads the rule never opens (instrument.py, head choice)."""
-    adjacent = sum(instrument.adjacent_top(sr.top_word[lens], sr.shown) for sr in corpus.rows)
-    return adjacent / sum(len(sr.shown) for sr in corpus.rows) > threshold
+    def where(self, sentences: list[int]) -> np.ndarray:
+        """Mask of the rows of these sentences."""
+        return np.isin(self.sentence, sentences)
 
 
-def displayed(corpus: Corpus, lens: str, excluded: np.ndarray) -> list[DisplayedRow]:
-    """Every displayed row of the corpus under one lens, on the heads the rule opens."""
-    out = []
-    for i, (tok, sr) in enumerate(zip(corpus.toks, corpus.rows)):
-        heads = instrument.choose_heads(sr.top_weight[lens], excluded)
-        for w in sr.shown:
-            l, h = (int(x) for x in heads[w])
-            out.append(DisplayedRow(
-                sentence=i, word_index=w, word=tok.words[w], lens=lens, layer=l, head=h,
-                sink_share=float(sr.sink[lens][l, h, w]),
-                sep_share=float(sr.sep[lens][l, h, w]),
-                content_mass=float(sr.content_mass[lens][l, h, w]),
-                top_word=tok.words[int(sr.top_word[lens][l, h, w])],
-                top_weight=float(sr.top_weight[lens][l, h, w]),
-            ))
+def positional_heads(corpus: Corpus, lens: str, threshold: float, sentences: list[int]) -> np.ndarray:
+    """[L, nh] True for heads the rule never opens (instrument.py, head choice), fitted
+    on `sentences` (the fit half)."""
+    rows = [corpus.rows[i] for i in sentences]
+    adjacent = sum(instrument.adjacent_top(sr.top_word[lens], sr.shown) for sr in rows)
+    return adjacent / max(1, sum(len(sr.shown) for sr in rows)) > threshold
+
+
+def displayed(corpus: Corpus, lens: str, excluded: np.ndarray) -> Displayed:
+    """Every displayed row under one lens, on the heads the rule opens."""
+    cols: dict[str, list] = {f: [] for f in Displayed.__dataclass_fields__}
+    for i, sr in enumerate(corpus.rows):
+        heads = instrument.choose_heads(sr.top_weight[lens], excluded)[sr.shown]   # [n_shown, 2]
+        l, h, w = heads[:, 0], heads[:, 1], np.array(sr.shown, dtype=int)
+        cols["sentence"].append(np.full(len(w), i))
+        cols["word"].append(w)
+        cols["layer"].append(l)
+        cols["head"].append(h)
+        for name, per_head in (("sink", sr.sink), ("sep", sr.sep), ("punct", sr.punct), ("mass", sr.content_mass),
+                               ("top_word", sr.top_word), ("top_weight", sr.top_weight)):
+            cols[name].append(per_head[lens][l, h, w])
+    return Displayed(**{f: np.concatenate(v) if v else np.zeros(0) for f, v in cols.items()})
+
+
+def on_heads(corpus: Corpus, lens: str, rows: Displayed) -> np.ndarray:
+    """The sink share under `lens` of each row, on the head `rows` opened (the same-head
+    comparison: alpha's head, read under a norm lens)."""
+    return np.array([corpus.rows[s].sink[lens][l, h, w]
+                     for s, w, l, h in zip(rows.sentence, rows.word, rows.layer, rows.head)])
+
+
+def predicted_sink(corpus: Corpus, rows: Displayed, norm: str) -> np.ndarray:
+    """Each row's sink share under a norm lens as predicted from alpha and its head's own
+    norm ratios alone, on the head the row is on: with rho = ||n_special|| / mean
+    ||n_content|| for the row's sentence and head, and a_cls, a_sep alpha's shares,
+        (a_cls rho_cls + a_sep rho_sep) / (a_cls rho_cls + a_sep rho_sep + (1 - a_cls - a_sep)).
+    Exact if the content tokens' norms were all equal; how close it comes to the lens's
+    own share is the test of the explanation the norm-lens article gives."""
+    out = np.empty(len(rows.sentence))
+    for r, (s, w, l, h) in enumerate(zip(rows.sentence, rows.word, rows.layer, rows.head)):
+        n = getattr(corpus.acts[s], norm)[l, h]                      # [T]
+        sink, sep = corpus.rows[s].sink["alpha"][l, h, w], corpus.rows[s].sep["alpha"][l, h, w]
+        weighted = ((sink - sep) * n[0] + sep * n[-1]) / n[1:-1].mean()
+        out[r] = weighted / (weighted + 1.0 - sink)
     return out
-
-
-def displayed_all(corpus: Corpus, threshold: float, lenses=LENSES) -> tuple[dict[str, list[DisplayedRow]], dict[str, np.ndarray]]:
-    """Per lens: every displayed row, and the positional heads the rule excluded."""
-    excluded = {lens: positional_heads(corpus, lens, threshold) for lens in lenses}
-    return {lens: displayed(corpus, lens, excluded[lens]) for lens in lenses}, excluded
 
 
 # -- results ----------------------------------------------------------------------------------
@@ -137,7 +159,8 @@ class Verdict:
     lens: str
     threshold: float
     max_rows_above: int
-    rows_above: int
+    rows_above: int        # over every displayed row the instrument shows (both halves)
+    n_rows: int
     adopted: bool
 
 
@@ -150,15 +173,19 @@ class ModelResults:
     n_layers: int
     n_heads: int
     n_sentences: int
-    summary: dict[str, stats.LensSummary]
-    per_layer: list[stats.LayerStats]
-    ratios: list[stats.RatioStats]
+    halves: dict[str, list[int]]                       # "fit", "test" -> sentence indices
+    positional_heads: dict[str, list[list[int]]]       # lens -> [layer, head] pairs never opened
+    summary: dict[str, stats.LensSummary]              # lens -> the held-out half's headline
+    by_half: dict[str, dict[str, stats.SinkStats]]     # "fit"/"test"/"all" -> lens -> stats
+    per_layer: list[stats.LayerStats]                  # rule-free, held-out half
+    ratios: list[stats.RatioStats]                     # held-out half
+    head_ratios: dict[str, list[list[float]]]          # "cls_v", ... -> [L][nh] median over held-out sentences
     verdicts: list[Verdict]
     adopted: bool
     anchors: list[AnchorRow]
-    rollout: RolloutStats
-    flips: list[FlipResult]
-    rows: list[DisplayedRow] = field(default_factory=list)
+    rollout: rollout.RolloutStats
+    flips: flip.FlipResults
+    rows: dict[str, Any] = field(default_factory=dict)  # columnar: every displayed row (rows_table)
     # Filled in by checks.py, which reads a `Measured` (so this module never imports it):
     checks: Any = None                          # checks.SelfChecks
     mutant: dict = field(default_factory=dict)  # name -> a deliberately wrong variant's run
@@ -166,44 +193,75 @@ class ModelResults:
 
 @dataclass
 class Measured:
-    """One model, measured: the results the pages read, and the corpus they came from."""
+    """One model, measured: the results the pages read, and what they came from."""
 
     results: ModelResults
     corpus: Corpus
-    rows: dict[str, list[DisplayedRow]]   # lens -> displayed rows (also flat in results.rows)
-    excluded: dict[str, np.ndarray]       # lens -> positional heads
+    rows: dict[str, Displayed]           # lens -> displayed rows
+    excluded: dict[str, np.ndarray]      # lens -> positional heads
 
 
-def verdicts(rows: dict[str, list[DisplayedRow]], study: Study) -> list[Verdict]:
-    """The stop rule from study.yml, applied to each norm lens it names."""
+def verdicts(rows: dict[str, Displayed], study: Study) -> list[Verdict]:
+    """The stop rule from study.yml, applied as written to every row the instrument
+    displays, under each norm lens it names."""
     rule = study.stop_rule
     out = []
     for lens in rule.lenses:
-        above = sum(r.sink_share > rule.threshold for r in rows[lens])
-        out.append(Verdict(lens, rule.threshold, rule.max_rows_above, above, above <= rule.max_rows_above))
+        above = int((rows[lens].sink > rule.threshold).sum())
+        out.append(Verdict(lens, rule.threshold, rule.max_rows_above, above, len(rows[lens].sink),
+                           above <= rule.max_rows_above))
     return out
 
 
-def anchors(corpus: Corpus, study: Study, rows: list[DisplayedRow]) -> list[AnchorRow]:
+def anchors(corpus: Corpus, study: Study, rows: Displayed) -> list[AnchorRow]:
     """The recorded anchor rows, read off the alpha lens's displayed rows."""
     out = []
     for a in study.anchors:
         i = study.sentences.index(a.sentence)
         words = [w.lower() for w in corpus.toks[i].words]
         fw, tw = words.index(a.from_word.lower()), words.index(a.to_word.lower())
-        row = next(r for r in rows if (r.sentence, r.word_index) == (i, fw))
-        display, _ = instrument.displayed_rows(corpus.word_rows(i, "alpha")[row.layer, row.head], corpus.wms[i])
-        out.append(AnchorRow(i, a.from_word, a.to_word, row.layer, row.head, float(display[fw, tw]), row.sink_share))
+        r = int(np.flatnonzero((rows.sentence == i) & (rows.word == fw))[0])
+        l, h = int(rows.layer[r]), int(rows.head[r])
+        display, _ = instrument.displayed_rows(corpus.word_rows(i, "alpha")[l, h], corpus.wms[i])
+        out.append(AnchorRow(i, a.from_word, a.to_word, l, h, float(display[fw, tw]), float(rows.sink[r])))
+    return out
+
+
+def rows_table(corpus: Corpus, rows: dict[str, Displayed], same_head: dict, predicted: dict) -> dict:
+    """Every displayed row, columnar (one list per field), for the results."""
+    a = rows["alpha"]
+    words = [corpus.toks[s].words for s in range(len(corpus.toks))]
+    out: dict[str, Any] = {
+        "sentence": a.sentence.tolist(),
+        "word_index": a.word.tolist(),
+        "word": [words[s][w] for s, w in zip(a.sentence, a.word)],
+    }
+    for lens, d in rows.items():
+        out[lens] = {
+            "layer": d.layer.tolist(), "head": d.head.tolist(),
+            "sink_share": d.sink.tolist(), "sep_share": d.sep.tolist(), "punct_share": d.punct.tolist(),
+            "content_mass": d.mass.tolist(), "top_weight": d.top_weight.tolist(),
+            "top_word": [words[s][t] for s, t in zip(d.sentence, d.top_word)],
+        }
+        if lens != "alpha":
+            out[lens]["alpha_head_sink"] = same_head[lens].tolist()
+            out[lens]["predicted_sink"] = predicted[lens].tolist()
     return out
 
 
 def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
     corpus = read_corpus(ckpt, study)
     L = ckpt.config.n_layer
-    rows, excluded = displayed_all(corpus, study.positional_threshold)
-    flat = [r for lens in LENSES for r in rows[lens]]
+    halves = study.halves
+    excluded = {lens: positional_heads(corpus, lens, study.positional_threshold, halves["fit"]) for lens in LENSES}
+    rows = {lens: displayed(corpus, lens, excluded[lens]) for lens in LENSES}
+    same_head = {lens: on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
+    predicted = {lens: predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]}
+    b = study.bootstrap
+    test = halves["test"]
+    sets = {**halves, "all": list(range(len(corpus.toks)))}
+    resampler = {half: Resampler(len(idx), b.resamples, b.seed, b.level) for half, idx in halves.items()}
     v = verdicts(rows, study)
-    index = {text: i for i, text in enumerate(study.sentences)}
     results = ModelResults(
         model=ckpt.name,
         key=key,
@@ -212,15 +270,20 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
         n_layers=L,
         n_heads=ckpt.config.n_head,
         n_sentences=len(corpus.toks),
-        summary=stats.summaries(corpus, rows, excluded, L),
-        per_layer=stats.per_layer(corpus, L),
-        ratios=stats.value_ratios(corpus.acts, L),
+        halves=halves,
+        positional_heads={lens: np.argwhere(excluded[lens]).tolist() for lens in LENSES},
+        summary=stats.summaries(corpus, rows, same_head, predicted, test, resampler["test"], L),
+        by_half={half: {lens: stats.sink_stats(corpus, rows[lens], idx, resampler.get(half)) for lens in LENSES}
+                 for half, idx in sets.items()},
+        per_layer=stats.per_layer(corpus, L, test),
+        ratios=stats.value_ratios(corpus.acts, L, test, resampler["test"]),
+        head_ratios=stats.head_ratios(corpus.acts, test),
         verdicts=v,
         adopted=any(x.adopted for x in v),
         anchors=anchors(corpus, study, rows["alpha"]),
-        rollout=rollout_stats([a.alpha for a in corpus.acts], corpus.wms, [sr.shown for sr in corpus.rows]),
-        flips=[flip_result(lens, list(study.flip_pairs), corpus, index) for lens in LENSES],
-        rows=flat,
+        rollout=rollout.rollout_stats(corpus, rows["alpha"], test, resampler["test"]),
+        flips=flip.measure(ckpt, list(study.flip_pairs), b),
+        rows=rows_table(corpus, rows, same_head, predicted),
     )
     return Measured(results, corpus, rows, excluded)
 

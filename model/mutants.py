@@ -38,20 +38,18 @@ def wrong_word_map(word_ids: list[int | None]) -> instrument.WordMap:
     return instrument.WordMap(rows=rows, cols=cols, n_words=right.n_words)
 
 
-def wrong_rows_loop(token_rows: np.ndarray, word_ids: list[int | None]) -> np.ndarray:
-    """The same wrong idea, written again as plain loops: token rows [T, T] -> [n_words, K].
-
-    This is what a test written by the mutant's author would compare against.
-    """
+def wrong_row_loop(token_rows: np.ndarray, word_ids: list[int | None], w: int) -> np.ndarray:
+    """The same wrong idea, written again as plain loops, for word w's row only: token
+    rows [T, T] -> [K]. This is what a test written by the mutant's author would
+    compare against."""
     T = len(word_ids)
-    n_words = 1 + max(w for w in word_ids if w is not None)
-    column = [0 if w is None and t == 0 else n_words + 1 if w is None else w + 1 for t, w in enumerate(word_ids)]
-    out = np.zeros((n_words, n_words + 2))
-    for w in range(n_words):
-        queries = [t for t in range(T) if word_ids[t] == w]
-        for k in range(n_words + 2):
-            keys = [t for t in range(T) if column[t] == k]
-            out[w, k] = sum(np.mean([token_rows[i, t] for t in keys]) for i in queries)
+    n_words = 1 + max(x for x in word_ids if x is not None)
+    column = [0 if x is None and t == 0 else n_words + 1 if x is None else x + 1 for t, x in enumerate(word_ids)]
+    queries = [t for t in range(T) if word_ids[t] == w]
+    out = np.zeros(n_words + 2)
+    for k in range(n_words + 2):
+        keys = [t for t in range(T) if column[t] == k]
+        out[k] = sum(np.mean([token_rows[i, t] for t in keys]) for i in queries)
     return out
 
 
@@ -88,7 +86,7 @@ class WrongAggregation:
     max_row_sum_error: float       # largest |row sum - 1| of the mutant's word rows
     rows_bad_sum: int              # rows whose sum is off by more than TOLERANCE
     max_right_row_sum_error: float # the same invariant on the instrument's rows
-    same_idea_max_diff: float      # mutant vs a loop rewrite of the same idea
+    same_idea_max_diff: float      # mutant vs a loop rewrite of the same idea, on several-subword rows
     unit_norms_max_diff: float     # the "norms forced to 1.0" check, run through the mutant
     tolerance: float               # TOLERANCE, published with the verdicts it decides
     same_idea_agrees: bool         # the loop rewrite passes: it shares the mistake
@@ -112,8 +110,9 @@ def wrong_aggregation(sentences: Sequence[MutantInput]) -> WrongAggregation:
         unit_diff = max(unit_diff, float(np.abs(unit - wrong).max()))
         sizes = (wm.rows > 0).sum(axis=1)
         for w, (l, h) in s.heads.items():
-            loop = wrong_rows_loop(token_rows[l, h], s.word_ids)
-            same_idea = max(same_idea, float(np.abs(loop - wrong[l, h]).max()))
+            if sizes[w] > 1:  # where the slip shows; elsewhere both folds are one and the same
+                loop = wrong_row_loop(token_rows[l, h], s.word_ids, w)
+                same_idea = max(same_idea, float(np.abs(loop - wrong[l, h, w]).max()))
             right_sum_err = max(right_sum_err, abs(float(right[l, h, w].sum()) - 1.0))
             out.append(MutantRow(
                 sentence=s.index,

@@ -53,6 +53,7 @@ def provenance(study: study_mod.Study) -> dict:
     return {
         "study_sha256": hashlib.sha256(study.path.read_bytes()).hexdigest(),
         "corpus_sha256": hashlib.sha256(study.corpus_path.read_bytes()).hexdigest(),
+        "flip_pairs_sha256": hashlib.sha256(repr(study.flip_pairs).encode()).hexdigest(),
         "code_version": code_version(),
         "libraries": library_versions(),
         "models": {m.key: {"name": m.name, "sha256": weights_digest(m.name)} for m in study.models},
@@ -70,12 +71,14 @@ def measure(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
         ckpt = weights.load(spec.name)
         m = measure_mod.measure_model(ckpt, study, spec.key)
         if run_checks:
-            checks.run(ckpt, m, study.positional_threshold)
+            checks.run(ckpt, m, study)
         models[spec.key] = asdict(m.results)
         views[spec.key] = views_mod.sentence_views(m)
     results = {
         "provenance": provenance(study),
         "sentences": list(study.sentences),
+        "registers": list(study.registers),
+        "bootstrap": asdict(study.bootstrap),
         "stop_rule": asdict(study.stop_rule),
         "positional_threshold": study.positional_threshold,
         "default_model": study.models[0].key,

@@ -1,46 +1,71 @@
-"""Attention rollout (Abnar & Zuidema 2020) and how uniform its rows are.
+"""Attention rollout (Abnar & Zuidema 2020), how uniform its rows are, and whether the
+ranking read from them holds up.
 
 Per layer, average the heads, add the residual (A_hat = 0.5 A + 0.5 I), keep rows
 stochastic, and multiply across layers: R = A_hat_L ... A_hat_1. Rows are then folded to
 words as the instrument folds them. The normalized entropy of a row (entropy / log of
-its length) is 1.0 for a uniform row: a ranking read off such a row is noise.
+its length) is 1.0 for a uniform row. Two yardsticks go with it:
+
+- what the entropy would be for a row of the same length with half its weight on one
+  word and the rest spread evenly (one clearly preferred word);
+- a direct test of the ranking: drop one layer from the product and see whether the
+  displayed ranking survives (Spearman correlation, same top word), and whether the
+  rollout's top word is the instrument's (alpha, the head it opens).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import instrument
+from .bootstrap import Resampler
+
+if TYPE_CHECKING:
+    from .measure import Corpus, Displayed
 
 
 @dataclass
 class RolloutStats:
     n_rows: int
-    min_entropy: float        # normalized, 0 = one-hot, 1 = uniform
+    min_entropy: float        # full rows: normalized, 0 = one-hot, 1 = uniform
     median_entropy: float
     max_entropy: float
     above_90: int             # rows with normalized entropy above 0.9
     median_top_margin: float  # largest weight minus second largest, median over rows
-    entropies: list[float]    # every row's, for the distribution chart
-    # Where the full row's mass sits, and the row as the instrument would display it
-    # ([CLS], [SEP] and the word itself dropped, renormalized): is any ranking left?
-    top_on_sink: int = 0                    # rows whose largest weight is [CLS] or [SEP]
-    top_on_self: int = 0                    # ... or the word itself
-    median_sink: float = 0.0                # median weight of a row on [CLS] + [SEP]
-    displayed_min_entropy: float = 0.0      # normalized over the other words
-    displayed_median_entropy: float = 0.0
-    displayed_max_entropy: float = 0.0
-    displayed_above_90: int = 0
-    displayed_median_top_margin: float = 0.0
-    displayed_entropies: list[float] = field(default_factory=list)
+    top_on_sink: int          # rows whose largest weight is [CLS] or [SEP]
+    top_on_self: int          # ... or the word itself
+    median_sink: float        # median weight of a row on [CLS] + [SEP]
+    # The row as the instrument would display it: [CLS], [SEP], the word itself dropped.
+    displayed_min_entropy: float
+    displayed_median_entropy: float
+    displayed_median_entropy_lo: float
+    displayed_median_entropy_hi: float
+    displayed_max_entropy: float
+    displayed_above_90: int
+    displayed_median_top_margin: float
+    one_clear_word_entropy: float     # median over rows: the entropy half-on-one-word would give
+    # The ranking, tested directly.
+    drop_layer_spearman: float        # median over rows and dropped layers
+    drop_layer_spearman_lo: float
+    drop_layer_spearman_hi: float
+    drop_layer_same_top: float        # share of (row, dropped layer) keeping the top word
+    agrees_with_instrument: float     # share of rows whose top word is the instrument's (alpha)
+    agrees_with_instrument_lo: float
+    agrees_with_instrument_hi: float
+    chance_agreement: float           # the same share for a top word drawn at random
+    entropies: list[float] = field(default_factory=list)            # every full row's
+    displayed_entropies: list[float] = field(default_factory=list)  # every displayed row's
 
 
-def rollout(alpha: np.ndarray) -> np.ndarray:
-    """alpha [L, nh, T, T] -> rollout [T, T]."""
+def rollout(alpha: np.ndarray, skip: int | None = None) -> np.ndarray:
+    """alpha [L, nh, T, T] -> rollout [T, T] (without layer `skip`, if given)."""
     L, _, T, _ = alpha.shape
     R = np.eye(T)
     for layer in range(L):
+        if layer == skip:
+            continue
         A = 0.5 * alpha[layer].mean(axis=0) + 0.5 * np.eye(T)  # [T, T]
         A /= A.sum(axis=-1, keepdims=True)
         R = A @ R
@@ -53,13 +78,37 @@ def normalized_entropy(rows: np.ndarray) -> np.ndarray:
     return -(rows * np.log(p)).sum(axis=-1) / np.log(rows.shape[-1])
 
 
-def rollout_stats(alphas: list[np.ndarray], word_maps: list[instrument.WordMap], shown: list[list[int]]) -> RolloutStats:
-    ent, margin = [], []
+def half_on_one_entropy(k: int) -> float:
+    """Normalized entropy of a row of length k with 0.5 on one word, the rest even."""
+    row = np.full(k, 0.5 / (k - 1))
+    row[0] = 0.5
+    return float(normalized_entropy(row))
+
+
+def _ranks(x: np.ndarray) -> np.ndarray:
+    return np.argsort(np.argsort(x, axis=-1), axis=-1).astype(float)
+
+
+def spearman(a: np.ndarray, b: np.ndarray) -> float:
+    """Rank correlation of two rows (no ties expected among real-valued weights)."""
+    ra, rb = _ranks(a) - (len(a) - 1) / 2, _ranks(b) - (len(b) - 1) / 2
+    return float((ra * rb).sum() / np.sqrt((ra * ra).sum() * (rb * rb).sum()))
+
+
+def _others(display: np.ndarray, w: int) -> np.ndarray:
+    return np.delete(display[w], w)   # the displayed row of word w, without its own (zero) column
+
+
+def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int], resampler: Resampler) -> RolloutStats:
+    """The rollout rows of the shown words of `sentences` (the held-out half)."""
+    ent, margin, sink, d_ent, d_margin, baseline = [], [], [], [], [], []
     top_sink = top_self = 0
-    sink, d_ent, d_margin = [], [], []
-    for alpha, wm, words in zip(alphas, word_maps, shown):
+    rho, rho_unit, same_top, agree, agree_unit, chance = [], [], [], [], [], []
+    instrument_top = {(s, w): t for s, w, t in zip(alpha_rows.sentence, alpha_rows.word, alpha_rows.top_word)}
+    for k, i in enumerate(sentences):
+        alpha, wm, words = corpus.acts[i].alpha, corpus.wms[i], corpus.rows[i].shown
         full = instrument.word_rows(rollout(alpha), wm)          # [n_words, K]
-        rows = full[words]  # [n_shown, K]
+        rows = full[words]                                       # [n_shown, K]
         ent.extend(normalized_entropy(rows))
         top2 = np.sort(rows, axis=-1)[:, -2:]
         margin.extend(top2[:, 1] - top2[:, 0])
@@ -68,30 +117,54 @@ def rollout_stats(alphas: list[np.ndarray], word_maps: list[instrument.WordMap],
         top_self += int((top == np.array(words) + 1).sum())
         sink.extend(instrument.sink_share(rows, wm))
         display, _ = instrument.displayed_rows(full, wm)         # [n_words, n_words], own column 0
+        dropped = [instrument.displayed_rows(instrument.word_rows(rollout(alpha, skip=l), wm), wm)[0]
+                   for l in range(alpha.shape[0])]
         for w in words:
-            others = np.delete(display[w], w)                    # [n_words - 1]
-            if others.size > 1:
-                d_ent.append(float(normalized_entropy(others)))
-                s2 = np.sort(others)[-2:]
-                d_margin.append(float(s2[1] - s2[0]))
+            others = _others(display, w)                         # [n_words - 1]
+            if others.size < 2:
+                continue
+            d_ent.append(float(normalized_entropy(others)))
+            s2 = np.sort(others)[-2:]
+            d_margin.append(float(s2[1] - s2[0]))
+            baseline.append(half_on_one_entropy(others.size))
+            top_w = int(np.argmax(display[w]))
+            agree.append(top_w == instrument_top[(i, w)])
+            agree_unit.append(k)
+            chance.append(1.0 / others.size)
+            for d in dropped:
+                rho.append(spearman(others, _others(d, w)))
+                rho_unit.append(k)
+                same_top.append(int(np.argmax(d[w])) == top_w)
+    e, de = np.array(ent), np.array(d_ent)
+    d_lo, d_hi = resampler.median(de, np.array(agree_unit))
+    r_lo, r_hi = resampler.median(np.array(rho), np.array(rho_unit))
+    a_lo, a_hi = resampler.share(np.array(agree), np.array(agree_unit))
     return RolloutStats(
-        n_rows=len(ent),
-        **_spread(ent, margin, ""),
+        n_rows=len(e),
+        min_entropy=float(e.min()),
+        median_entropy=float(np.median(e)),
+        max_entropy=float(e.max()),
+        above_90=int((e > 0.9).sum()),
+        median_top_margin=float(np.median(margin)),
         top_on_sink=top_sink,
         top_on_self=top_self,
         median_sink=float(np.median(sink)),
-        **_spread(d_ent, d_margin, "displayed_"),
+        displayed_min_entropy=float(de.min()),
+        displayed_median_entropy=float(np.median(de)),
+        displayed_median_entropy_lo=d_lo,
+        displayed_median_entropy_hi=d_hi,
+        displayed_max_entropy=float(de.max()),
+        displayed_above_90=int((de > 0.9).sum()),
+        displayed_median_top_margin=float(np.median(d_margin)),
+        one_clear_word_entropy=float(np.median(baseline)),
+        drop_layer_spearman=float(np.median(rho)),
+        drop_layer_spearman_lo=r_lo,
+        drop_layer_spearman_hi=r_hi,
+        drop_layer_same_top=float(np.mean(same_top)),
+        agrees_with_instrument=float(np.mean(agree)),
+        agrees_with_instrument_lo=a_lo,
+        agrees_with_instrument_hi=a_hi,
+        chance_agreement=float(np.mean(chance)),
+        entropies=[float(x) for x in e],
+        displayed_entropies=[float(x) for x in de],
     )
-
-
-def _spread(entropies: list[float], margins: list[float], prefix: str) -> dict:
-    """The same summary of a set of rows, for the full rows and the displayed ones."""
-    e = np.array(entropies)
-    return {
-        f"{prefix}min_entropy": float(e.min()),
-        f"{prefix}median_entropy": float(np.median(e)),
-        f"{prefix}max_entropy": float(e.max()),
-        f"{prefix}above_90": int((e > 0.9).sum()),
-        f"{prefix}median_top_margin": float(np.median(margins)),
-        f"{prefix}entropies": [float(x) for x in e],
-    }

@@ -1,4 +1,10 @@
-"""Summary statistics of the displayed rows, the rule-free view and the value norms."""
+"""Summary statistics of the displayed rows, the rule-free view and the value norms.
+
+Every figure is computed over one set of sentences (a half of the corpus, or all of
+it); headline figures carry a bootstrap interval over those sentences (`_lo`, `_hi`
+beside the figure; bootstrap.py). Counts come with the share they are of the rows, so
+that no claim rests on the corpus's size.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,21 +13,84 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .activations import Activations
+from .bootstrap import Resampler
 from .instrument import LENSES
 
 if TYPE_CHECKING:  # measure imports this module; the types are for the reader
-    from .measure import Corpus, DisplayedRow
+    from .measure import Corpus, Displayed
+
+
+def _units(sentence: np.ndarray, sentences: list[int]) -> np.ndarray:
+    """Each row's sentence as its position in `sentences` (the resampler's units)."""
+    pos = np.full(max(max(sentences, default=0), int(sentence.max(initial=0))) + 1, -1)
+    pos[sentences] = np.arange(len(sentences))
+    return pos[sentence]
 
 
 @dataclass
 class SinkStats:
+    n_sentences: int
     n_rows: int
     median_sink: float
     worst_sink: float
     worst_sentence: int
     worst_word: str
     above_50: int
+    above_50_share: float
     above_90: int
+    above_90_share: float
+    median_punct: float              # punctuation share, beside the sink, never merged into it
+    punct_above_50: int
+    punct_above_50_share: float
+    median_sink_lo: float | None = None
+    median_sink_hi: float | None = None
+    worst_sink_lo: float | None = None
+    worst_sink_hi: float | None = None
+    above_50_share_lo: float | None = None
+    above_50_share_hi: float | None = None
+    above_90_share_lo: float | None = None
+    above_90_share_hi: float | None = None
+    median_punct_lo: float | None = None
+    median_punct_hi: float | None = None
+    punct_above_50_share_lo: float | None = None
+    punct_above_50_share_hi: float | None = None
+
+
+def row_stats(sink: np.ndarray, punct: np.ndarray, unit: np.ndarray, where: list[tuple[int, str]],
+              n_sentences: int, resampler: Resampler | None) -> SinkStats:
+    """Statistics of a set of rows: sink [R], punctuation share [R], each row's unit
+    (sentence position) [R] and (sentence, word) [R]; intervals if a resampler is given."""
+    worst = int(np.argmax(sink))
+    s = SinkStats(
+        n_sentences=n_sentences,
+        n_rows=int(sink.size),
+        median_sink=float(np.median(sink)),
+        worst_sink=float(sink[worst]),
+        worst_sentence=int(where[worst][0]),
+        worst_word=where[worst][1],
+        above_50=int((sink > 0.5).sum()),
+        above_50_share=float((sink > 0.5).mean()),
+        above_90=int((sink > 0.9).sum()),
+        above_90_share=float((sink > 0.9).mean()),
+        median_punct=float(np.median(punct)),
+        punct_above_50=int((punct > 0.5).sum()),
+        punct_above_50_share=float((punct > 0.5).mean()),
+    )
+    if resampler is not None:
+        s.median_sink_lo, s.median_sink_hi = resampler.median(sink, unit)
+        s.worst_sink_lo, s.worst_sink_hi = resampler.max(sink, unit)
+        s.above_50_share_lo, s.above_50_share_hi = resampler.share(sink > 0.5, unit)
+        s.above_90_share_lo, s.above_90_share_hi = resampler.share(sink > 0.9, unit)
+        s.median_punct_lo, s.median_punct_hi = resampler.median(punct, unit)
+        s.punct_above_50_share_lo, s.punct_above_50_share_hi = resampler.share(punct > 0.5, unit)
+    return s
+
+
+def sink_stats(corpus: "Corpus", d: "Displayed", sentences: list[int], resampler: Resampler | None) -> SinkStats:
+    """The displayed rows of `sentences`, under one lens."""
+    m = d.where(sentences)
+    where = [(int(s), corpus.toks[s].words[w]) for s, w in zip(d.sentence[m], d.word[m])]
+    return row_stats(d.sink[m], d.punct[m], _units(d.sentence[m], sentences), where, len(sentences), resampler)
 
 
 @dataclass
@@ -30,12 +99,88 @@ class LensSummary:
     stats: SinkStats
     layer_picks: list[int]                      # how often the rule opens each layer
     all_heads_median_sink: float                # the same words over every head: what the rule skips
-    positional_heads: list[list[int]]           # [layer, head] pairs the rule never opens
+    all_heads_median_sink_lo: float
+    all_heads_median_sink_hi: float
     sep_fraction_of_sink: float                 # of all displayed sink mass, the part on [SEP]
-    worse_rows: int | None = None               # vs alpha, norm lenses only
+    # Norm lenses only, against alpha on the same words:
+    worse_rows: int | None = None               # sink share higher than under alpha
+    worse_share: float | None = None
+    worse_share_lo: float | None = None
+    worse_share_hi: float | None = None
     max_relative_worsening: float | None = None
     same_head_as_alpha: int | None = None
-    above_50_min_alpha_sink: float | None = None  # of the rows still above half, the least sink they had under α
+    same_head_share: float | None = None
+    same_head_share_lo: float | None = None
+    same_head_share_hi: float | None = None
+    # The same-head comparison: alpha's head kept, read under this lens.
+    alpha_head_median_sink: float | None = None
+    alpha_head_median_sink_lo: float | None = None
+    alpha_head_median_sink_hi: float | None = None
+    alpha_head_above_50: int | None = None
+    alpha_head_above_50_share: float | None = None
+    # The rows that stay above half on the head this lens opens, and the explanation:
+    above_50_min_alpha_sink: float | None = None   # the least sink they had under alpha (same head)
+    above_50_predicted_above_50: int | None = None  # of them, how many the formula (measure.predicted_sink) keeps above half
+    above_50_max_prediction_error: float | None = None
+    prediction_median_error: float | None = None    # |predicted - observed| over every row
+    above_50_heads: list[list[int]] | None = None   # [layer, head, rows] for the heads that hold them
+
+
+def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[str, np.ndarray],
+              predicted: dict[str, np.ndarray], sentences: list[int], resampler: Resampler,
+              n_layers: int) -> dict[str, LensSummary]:
+    """Per lens, the rows of `sentences` (the held-out half): statistics with intervals,
+    and how each norm lens compares with alpha on the same words."""
+    out: dict[str, LensSummary] = {}
+    m = rows["alpha"].where(sentences)
+    unit = _units(rows["alpha"].sentence[m], sentences)
+    alpha = rows["alpha"]
+    for lens in LENSES:
+        d = rows[lens]
+        sink = d.sink[m]
+        all_heads, all_units = [], []
+        for k, i in enumerate(sentences):
+            sr = corpus.rows[i]
+            per = sr.sink[lens][:, :, sr.shown]                     # [L, nh, n_shown]
+            all_heads.append(per.ravel())
+            all_units.append(np.full(per.size, k))
+        all_heads, all_units = np.concatenate(all_heads), np.concatenate(all_units)
+        lo, hi = resampler.median(all_heads, all_units)
+        s = LensSummary(
+            lens=lens,
+            stats=sink_stats(corpus, d, sentences, resampler),
+            layer_picks=np.bincount(d.layer[m], minlength=n_layers).tolist(),
+            all_heads_median_sink=float(np.median(all_heads)),
+            all_heads_median_sink_lo=lo,
+            all_heads_median_sink_hi=hi,
+            sep_fraction_of_sink=float(d.sep[m].sum() / sink.sum()),
+        )
+        if lens != "alpha":
+            a = alpha.sink[m]
+            worse = sink > a
+            same = (d.layer[m] == alpha.layer[m]) & (d.head[m] == alpha.head[m])
+            kept = same_head[lens][m]
+            s.worse_rows, s.worse_share = int(worse.sum()), float(worse.mean())
+            s.worse_share_lo, s.worse_share_hi = resampler.share(worse, unit)
+            s.max_relative_worsening = float(np.max(np.where(a > 0, (sink - a) / a, 0.0))) if worse.any() else 0.0
+            s.same_head_as_alpha, s.same_head_share = int(same.sum()), float(same.mean())
+            s.same_head_share_lo, s.same_head_share_hi = resampler.share(same, unit)
+            s.alpha_head_median_sink = float(np.median(kept))
+            s.alpha_head_median_sink_lo, s.alpha_head_median_sink_hi = resampler.median(kept, unit)
+            s.alpha_head_above_50, s.alpha_head_above_50_share = int((kept > 0.5).sum()), float((kept > 0.5).mean())
+            pred = predicted[lens][m]
+            above = sink > 0.5
+            s.prediction_median_error = float(np.median(np.abs(pred - sink)))
+            if above.any():
+                here = np.array([corpus.rows[i].sink["alpha"][l, h, w] for i, w, l, h in
+                                 zip(d.sentence[m][above], d.word[m][above], d.layer[m][above], d.head[m][above])])
+                s.above_50_min_alpha_sink = float(here.min())
+                s.above_50_predicted_above_50 = int((pred[above] > 0.5).sum())
+                s.above_50_max_prediction_error = float(np.abs(pred[above] - sink[above]).max())
+                heads, counts = np.unique(np.stack([d.layer[m][above], d.head[m][above]], 1), axis=0, return_counts=True)
+                s.above_50_heads = [[int(l), int(h), int(c)] for (l, h), c in zip(heads, counts)]
+        out[lens] = s
+    return out
 
 
 @dataclass
@@ -43,6 +188,23 @@ class LayerStats:
     layer: int
     lens: str
     stats: SinkStats
+
+
+def per_layer(corpus: "Corpus", n_layers: int, sentences: list[int]) -> list[LayerStats]:
+    """The rule-free view: every head's row for every shown word of `sentences`, by layer."""
+    out = []
+    for l in range(n_layers):
+        for lens in LENSES:
+            sink, punct, where = [], [], []
+            for i in sentences:
+                sr, words = corpus.rows[i], corpus.toks[i].words
+                sink.append(sr.sink[lens][l][:, sr.shown].T.ravel())    # word by word, heads within
+                punct.append(sr.punct[lens][l][:, sr.shown].T.ravel())
+                where += [(i, words[w]) for w in sr.shown for _ in range(sr.sink[lens].shape[1])]
+            s = row_stats(np.concatenate(sink), np.concatenate(punct), np.zeros(len(where), int), where,
+                          len(sentences), None)
+            out.append(LayerStats(l, lens, s))
+    return out
 
 
 @dataclass
@@ -53,74 +215,44 @@ class RatioStats:
     n: int
     median: float
     below_1: int
+    below_1_share: float
+    median_lo: float | None = None
+    median_hi: float | None = None
+    below_1_share_lo: float | None = None
+    below_1_share_hi: float | None = None
 
 
-def sink_stats(sinks: np.ndarray, where: list[tuple[int, str]]) -> SinkStats:
-    worst = int(np.argmax(sinks))
-    return SinkStats(
-        n_rows=int(sinks.size),
-        median_sink=float(np.median(sinks)),
-        worst_sink=float(sinks[worst]),
-        worst_sentence=where[worst][0],
-        worst_word=where[worst][1],
-        above_50=int((sinks > 0.5).sum()),
-        above_90=int((sinks > 0.9).sum()),
-    )
+RATIOS = {"v": "value_norm", "f": "output_norm"}
+SPECIAL = {"cls": 0, "sep": -1}
 
 
-def summaries(corpus: "Corpus", rows: dict[str, list["DisplayedRow"]], excluded: dict[str, np.ndarray],
-              n_layers: int) -> dict[str, LensSummary]:
-    """Per lens: the displayed rows' sink statistics, and how they compare with alpha's."""
-    out: dict[str, LensSummary] = {}
-    alpha_sink = np.array([r.sink_share for r in rows["alpha"]])
-    for lens in LENSES:
-        sinks = np.array([r.sink_share for r in rows[lens]])
-        all_heads = np.concatenate([sr.sink[lens][:, :, sr.shown].ravel() for sr in corpus.rows])
-        s = LensSummary(
-            lens=lens,
-            stats=sink_stats(sinks, [(r.sentence, r.word) for r in rows[lens]]),
-            layer_picks=[sum(r.layer == l for r in rows[lens]) for l in range(n_layers)],
-            all_heads_median_sink=float(np.median(all_heads)),
-            positional_heads=[[int(l), int(h)] for l, h in np.argwhere(excluded[lens])],
-            sep_fraction_of_sink=float(sum(r.sep_share for r in rows[lens]) / sinks.sum()),
-        )
-        if lens != "alpha":
-            worse = sinks > alpha_sink
-            rel = np.where(alpha_sink > 0, (sinks - alpha_sink) / alpha_sink, 0.0)
-            s.worse_rows = int(worse.sum())
-            s.max_relative_worsening = float(rel.max()) if worse.any() else 0.0
-            still = alpha_sink[sinks > 0.5]
-            s.above_50_min_alpha_sink = float(still.min()) if still.size else None
-            s.same_head_as_alpha = sum(
-                (a.layer, a.head) == (r.layer, r.head) for a, r in zip(rows["alpha"], rows[lens])
-            )
-        out[lens] = s
-    return out
+def _ratio(a: Activations, vector: str, token: str) -> np.ndarray:
+    """[L, nh]: ||n_token|| over the mean norm of the sentence's content tokens."""
+    n = getattr(a, RATIOS[vector])
+    return n[:, :, SPECIAL[token]] / n[:, :, 1:-1].mean(axis=-1)
 
 
-def per_layer(corpus: "Corpus", n_layers: int) -> list[LayerStats]:
-    """The rule-free view: every head's row for every shown word, layer by layer."""
+def value_ratios(acts: list[Activations], n_layers: int, sentences: list[int], resampler: Resampler) -> list[RatioStats]:
+    """Per sentence x head of `sentences`: [CLS]'s (and [SEP]'s) norm over the mean
+    content token's, for v and for f; over all layers (with intervals) and per layer."""
     out = []
-    for l in range(n_layers):
-        for lens in LENSES:
-            sinks, where = [], []
-            for i, (tok, sr) in enumerate(zip(corpus.toks, corpus.rows)):
-                s = sr.sink[lens][l][:, sr.shown]                 # [nh, n_shown]
-                sinks.append(s.T.ravel())                          # word by word, heads within
-                where += [(i, tok.words[w]) for w in sr.shown for _ in range(s.shape[0])]
-            out.append(LayerStats(l, lens, sink_stats(np.concatenate(sinks), where)))
-    return out
-
-
-def value_ratios(acts: list[Activations], n_layers: int) -> list[RatioStats]:
-    """||n_[CLS]|| (and [SEP]) over the mean norm of the content tokens, per sentence x head."""
-    out = []
-    for vector, attr in (("v", "value_norm"), ("f", "output_norm")):
-        for token, pos in (("cls", 0), ("sep", -1)):
-            per = np.stack(
-                [getattr(a, attr)[:, :, pos] / getattr(a, attr)[:, :, 1:-1].mean(axis=-1) for a in acts]
-            )  # [S, L, nh]
+    for vector in RATIOS:
+        for token in SPECIAL:
+            per = np.stack([_ratio(acts[i], vector, token) for i in sentences])   # [S, L, nh]
             for layer in [None, *range(n_layers)]:
                 r = per if layer is None else per[:, layer]
-                out.append(RatioStats(token, vector, layer, int(r.size), float(np.median(r)), int((r < 1.0).sum())))
+                s = RatioStats(token, vector, layer, int(r.size), float(np.median(r)), int((r < 1.0).sum()),
+                               float((r < 1.0).mean()))
+                if layer is None:
+                    unit = np.repeat(np.arange(len(sentences)), r[0].size)
+                    s.median_lo, s.median_hi = resampler.median(r.ravel(), unit)
+                    s.below_1_share_lo, s.below_1_share_hi = resampler.share(r.ravel() < 1.0, unit)
+                out.append(s)
     return out
+
+
+def head_ratios(acts: list[Activations], sentences: list[int]) -> dict[str, list[list[float]]]:
+    """"cls_v", "sep_v", "cls_f", "sep_f" -> per head, the median over `sentences` of the
+    ratio: each head's own discount of the special tokens, [L][nh]."""
+    return {f"{token}_{vector}": np.median(np.stack([_ratio(acts[i], vector, token) for i in sentences]), axis=0).tolist()
+            for vector in RATIOS for token in SPECIAL}

@@ -1,4 +1,4 @@
-"""The study's inputs: `docs/study.yml` (fixed in advance) and the corpus it names.
+"""The study's inputs: `docs/study.yml` (fixed in advance), the corpus and the flip pairs it names.
 
 Errors name the file and, where there is one, the line, and say what to fix.
 """
@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from .errors import UserError
 
+import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,10 +36,17 @@ class FlipPair:
 
 
 @dataclass(frozen=True)
-class Anchor:
+class AnchorSpec:
     sentence: str
     from_word: str
     to_word: str
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    resamples: int     # resampled corpora (of sentences, or of flip pairs)
+    seed: int          # fixed, so the intervals are numbers like any other
+    level: float       # 0.95: the 2.5th to the 97.5th percentile
 
 
 @dataclass(frozen=True)
@@ -51,15 +60,31 @@ class Study:
     path: Path
     corpus_path: Path
     sentences: tuple[str, ...]
+    registers: tuple[str, ...]          # one per sentence (news, fiction, ...)
     models: tuple[ModelSpec, ...]
     stop_rule: StopRule
     positional_threshold: float
+    bootstrap: Bootstrap
     flip_pairs: tuple[FlipPair, ...] = field(default=())
-    anchors: tuple[Anchor, ...] = field(default=())
+    anchors: tuple[AnchorSpec, ...] = field(default=())
+    split: bool = True    # False: fit the head rule on every sentence and report on every one (the CLI)
+
+    @property
+    def halves(self) -> dict[str, list[int]]:
+        """Sentence indices of the two halves: "fit", where the head rule's one fitted
+        choice (the positional heads) is made, and "test", held out, where the articles'
+        statistics are measured. A sentence's half is fixed by its own text, whatever
+        else the corpus holds: "fit" if the first byte of the SHA-256 of its UTF-8 text is
+        even. Without a split, both are the whole corpus."""
+        every = list(range(len(self.sentences)))
+        if not self.split:
+            return {"fit": every, "test": every}
+        fit = [hashlib.sha256(s.encode("utf-8")).digest()[0] % 2 == 0 for s in self.sentences]
+        return {"fit": [i for i in every if fit[i]], "test": [i for i in every if not fit[i]]}
 
 
-def read_sentences(path: Path) -> list[str]:
-    """One sentence a line. Blank lines and undecodable bytes are errors, not skipped."""
+def read_lines(path: Path) -> list[str]:
+    """A UTF-8 file's lines. Blank lines and undecodable bytes are errors, not skipped."""
     if not path.is_file():
         raise StudyError(f"{path}: sentences file not found")
     raw = path.read_bytes()
@@ -78,7 +103,51 @@ def read_sentences(path: Path) -> list[str]:
     for i, line in enumerate(lines, 1):
         if not line.strip():
             raise StudyError(f"{path}:{i}: empty line (one sentence a line, no blank lines)")
-    return [line.strip() for line in lines]
+    return lines
+
+
+def read_sentences(path: Path) -> list[str]:
+    """One sentence a line (the CLI's input)."""
+    return [line.strip() for line in read_lines(path)]
+
+
+def read_corpus(path: Path) -> tuple[list[str], list[str]]:
+    """The corpus: one `register<TAB>sentence` a line -> (sentences, registers)."""
+    sentences, registers = [], []
+    for i, line in enumerate(read_lines(path), 1):
+        register, tab, sentence = line.partition("\t")
+        if not tab or not register.strip() or not sentence.strip() or "\t" in sentence:
+            raise StudyError(f"{path}:{i}: expected 'register<TAB>sentence' (one tab), got {line[:60]!r}")
+        if sentence.strip() in sentences:
+            raise StudyError(f"{path}:{i}: the same sentence is already on line {sentences.index(sentence.strip()) + 1}")
+        sentences.append(sentence.strip())
+        registers.append(register.strip())
+    return sentences, registers
+
+
+def _flip_pairs(path: Path) -> tuple[FlipPair, ...]:
+    """The minimal pairs: a YAML file with a `flip_pairs` list (see docs/flip_pairs.yml)."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise StudyError(f"{path}: flip pairs file not found") from exc
+    except yaml.YAMLError as exc:
+        raise StudyError(f"{path}: not valid YAML ({exc})") from exc
+    pairs = []
+    for i, p in enumerate((raw or {}).get("flip_pairs", []), 1):
+        try:
+            pair = FlipPair(tuple(p["sentences"]), p["pronoun"], tuple(p["candidates"]), tuple(p["referents"]))
+        except (KeyError, TypeError) as exc:
+            raise StudyError(f"{path}: flip pair {i}: missing or malformed {exc}") from exc
+        for text in pair.sentences:
+            words = [w.lower() for w in re.findall(r"\w+", text)]
+            for w in (pair.pronoun, *pair.candidates):
+                if words.count(w.lower()) != 1:
+                    raise StudyError(f"{path}: flip pair {i}: {w!r} must occur exactly once in {text!r}")
+        if len(pair.sentences) != 2 or set(pair.referents) != set(pair.candidates) or len(pair.candidates) != 2:
+            raise StudyError(f"{path}: flip pair {i}: two sentences, two candidates, referents one of each")
+        pairs.append(pair)
+    return tuple(pairs)
 
 
 def load(path: str | Path) -> Study:
@@ -93,16 +162,15 @@ def load(path: str | Path) -> Study:
         raise StudyError(f"{path}: expected a mapping of settings")
     try:
         corpus_path = path.parent / raw["corpus"]
-        sentences = read_sentences(corpus_path)
+        sentences, registers = read_corpus(corpus_path)
         rule = raw["stop_rule"]
         stop_rule = StopRule(tuple(rule["lenses"]), float(rule["threshold"]), int(rule["max_rows_above"]))
-        pairs = tuple(
-            FlipPair(tuple(p["sentences"]), p["pronoun"], tuple(p["candidates"]), tuple(p["referents"]))
-            for p in raw.get("flip_pairs", [])
-        )
-        anchors = tuple(Anchor(a["sentence"], a["from"], a["to"]) for a in raw.get("anchors", []))
+        pairs = _flip_pairs(path.parent / raw["flip_pairs"]) if "flip_pairs" in raw else ()
+        anchors = tuple(AnchorSpec(a["sentence"], a["from"], a["to"]) for a in raw.get("anchors", []))
         positional = float(raw["head_rule"]["positional_threshold"])
         models = tuple(ModelSpec(str(m["name"]), str(m["key"])) for m in raw["models"])
+        b = raw["bootstrap"]
+        bootstrap = Bootstrap(int(b["resamples"]), int(b["seed"]), float(b["level"]))
     except StudyError:
         raise  # the corpus's own error, naming its file and line
     except KeyError as exc:
@@ -112,23 +180,24 @@ def load(path: str | Path) -> Study:
     for lens in stop_rule.lenses:
         if lens not in LENSES[1:]:
             raise StudyError(f"{path}: stop_rule lens {lens!r} is not one of {LENSES[1:]}")
-    for where, text in [("flip_pairs", s) for p in pairs for s in p.sentences] + [
-        ("anchors", a.sentence) for a in anchors
-    ]:
-        if text not in sentences:
-            raise StudyError(f"{path}: {where} sentence {text!r} is not in {corpus_path.name}")
+    for a in anchors:
+        if a.sentence not in sentences:
+            raise StudyError(f"{path}: anchors sentence {a.sentence!r} is not in {corpus_path.name}")
     if not models:
         raise StudyError(f"{path}: models is empty")
     keys = [m.key for m in models]
     if len(set(keys)) != len(keys) or not all(k.isidentifier() for k in keys):
         raise StudyError(f"{path}: model keys {keys} must be distinct identifiers")
-    return Study(path, corpus_path, tuple(sentences), models, stop_rule, positional, pairs, anchors)
+    if bootstrap.resamples < 1 or not 0 < bootstrap.level < 1:
+        raise StudyError(f"{path}: bootstrap needs resamples >= 1 and 0 < level < 1")
+    return Study(path, corpus_path, tuple(sentences), tuple(registers), models, stop_rule, positional,
+                 bootstrap, pairs, anchors)
 
 
 def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -> Study:
     """The same study (rules, thresholds) on someone else's sentences, for the CLI.
 
-    Flip pairs and anchors are kept only where their sentences are in the new file.
+    Anchors are kept only where their sentences are in the new file.
     """
     path = Path(sentences_path)
     sentences = tuple(read_sentences(path))
@@ -137,9 +206,12 @@ def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -
         path=base.path,
         corpus_path=path,
         sentences=sentences,
+        registers=tuple("yours" for _ in sentences),
         models=models[:1],
         stop_rule=base.stop_rule,
         positional_threshold=base.positional_threshold,
-        flip_pairs=tuple(p for p in base.flip_pairs if all(s in sentences for s in p.sentences)),
+        bootstrap=base.bootstrap,
+        flip_pairs=(),
         anchors=tuple(a for a in base.anchors if a.sentence in sentences),
+        split=False,
     )

@@ -16,8 +16,9 @@ def sentence_views(m: Measured) -> list[dict]:
     (rounded: 5 decimals are finer than any display), and the heads the rule opens."""
     chosen: dict[int, dict[str, list[list[int]]]] = {}
     for lens in LENSES:
-        for r in m.rows[lens]:
-            chosen.setdefault(r.sentence, {l: [] for l in LENSES})[lens].append([r.layer, r.head])
+        d = m.rows[lens]
+        for s, l, h in zip(d.sentence, d.layer, d.head):
+            chosen.setdefault(int(s), {k: [] for k in LENSES})[lens].append([int(l), int(h)])
     out = []
     for i, tok in enumerate(m.corpus.toks):
         out.append({
