@@ -75,6 +75,9 @@ class FlipResults:
     model_follows_hi: float
     model_flips_with_reader: int  # pairs where that closer candidate flips the reader's way
     model_flips_share: float
+    # The first pair, every head, for a figure: [weight on candidate 0, on candidate 1]
+    # in the first sentence, then in the second (alpha lens).
+    example: list[list[float]] = field(default_factory=list)
 
 
 def _word_index(tok: Tokenized, word: str) -> int:
@@ -124,7 +127,11 @@ def measure(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap) -> FlipRes
     agrees = np.array([closer[i] == pairs[i // 2].referents[i % 2] for i in range(len(closer))])
     lo, hi = resampler.share(agrees, np.repeat(np.arange(len(pairs)), 2))
     both = int(agrees.reshape(-1, 2).all(axis=1).sum()) if len(pairs) else 0
-    return FlipResults(len(pairs), lenses, float(agrees.mean()), lo, hi, both, both / max(1, len(pairs)))
+    example = []
+    if pairs:
+        wa, wb = (_candidate_weights(toks[j], acts[j], pairs[0], "alpha") for j in (0, 1))
+        example = np.concatenate([wa, wb], axis=1).tolist()
+    return FlipResults(len(pairs), lenses, float(agrees.mean()), lo, hi, both, both / max(1, len(pairs)), example)
 
 
 def _candidate_weights(tok: Tokenized, a, pair: FlipPair, lens: str) -> np.ndarray:

@@ -155,6 +155,42 @@ class AnchorRow:
 
 
 @dataclass
+class Example:
+    """One real row, whole, for a figure: chosen by a rule, not by hand."""
+
+    name: str                      # "typical": the held-out alpha row nearest the median sink share;
+                                   # "survivor": the held-out row with the most sink under ||alpha v||
+    sentence: int
+    word_index: int
+    word: str
+    layer: int
+    head: int
+    columns: list[str]             # [CLS], the sentence's words, [SEP]
+    full: dict[str, list[float]]   # lens -> the full word row on this head
+    rollout: list[float]           # the word's attention-rollout row (all heads, all layers)
+
+
+def examples(corpus: Corpus, rows: dict[str, Displayed], sentences: list[int]) -> list[Example]:
+    from .rollout import rollout as rollout_of
+
+    out = []
+    for name, lens, pick in (("typical", "alpha", lambda x: np.argmin(np.abs(x - np.median(x)))),
+                             ("survivor", "value_norm", np.argmax)):
+        d = rows[lens]
+        idx = np.flatnonzero(d.where(sentences))
+        r = int(idx[pick(d.sink[idx])])
+        s, w, l, h = (int(x) for x in (d.sentence[r], d.word[r], d.layer[r], d.head[r]))
+        tok = corpus.toks[s]
+        out.append(Example(
+            name=name, sentence=s, word_index=w, word=tok.words[w], layer=l, head=h,
+            columns=["[CLS]", *tok.words, "[SEP]"],
+            full={k: corpus.word_rows(s, k)[l, h, w].tolist() for k in LENSES},
+            rollout=instrument.word_rows(rollout_of(corpus.acts[s].alpha), corpus.wms[s])[w].tolist(),
+        ))
+    return out
+
+
+@dataclass
 class Verdict:
     lens: str
     threshold: float
@@ -168,11 +204,15 @@ class Verdict:
 class ModelResults:
     model: str
     key: str
+    checkpoint: str                                    # the published checkpoint's name
+    package: str                                       # the package the weights came from ("" for a folder)
+    d_model: int
     sha256: str
     source: str
     n_layers: int
     n_heads: int
     n_sentences: int
+    tokens_per_word: float                             # the tokenizer's tokens per word, over the corpus
     halves: dict[str, list[int]]                       # "fit", "test" -> sentence indices
     positional_heads: dict[str, list[list[int]]]       # lens -> [layer, head] pairs never opened
     summary: dict[str, stats.LensSummary]              # lens -> the held-out half's headline
@@ -185,6 +225,7 @@ class ModelResults:
     anchors: list[AnchorRow]
     rollout: rollout.RolloutStats
     flips: flip.FlipResults
+    examples: list[Example] = field(default_factory=list)
     rows: dict[str, Any] = field(default_factory=dict)  # columnar: every displayed row (rows_table)
     # Filled in by checks.py, which reads a `Measured` (so this module never imports it):
     checks: Any = None                          # checks.SelfChecks
@@ -250,6 +291,9 @@ def rows_table(corpus: Corpus, rows: dict[str, Displayed], same_head: dict, pred
 
 
 def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
+    from .weights import PACKAGED
+
+    spec = next((m for m in study.models if m.key == key), None)
     corpus = read_corpus(ckpt, study)
     L = ckpt.config.n_layer
     halves = study.halves
@@ -265,11 +309,15 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
     results = ModelResults(
         model=ckpt.name,
         key=key,
+        checkpoint=spec.checkpoint if spec else ckpt.name,
+        package=PACKAGED[ckpt.name][0] if ckpt.name in PACKAGED else "",
+        d_model=ckpt.config.d_model,
         sha256=ckpt.sha256,
         source=ckpt.source,
         n_layers=L,
         n_heads=ckpt.config.n_head,
         n_sentences=len(corpus.toks),
+        tokens_per_word=float(sum(t.n_tokens - 2 for t in corpus.toks) / sum(len(t.words) for t in corpus.toks)),
         halves=halves,
         positional_heads={lens: np.argwhere(excluded[lens]).tolist() for lens in LENSES},
         summary=stats.summaries(corpus, rows, same_head, predicted, test, resampler["test"], L),
@@ -283,6 +331,7 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
         anchors=anchors(corpus, study, rows["alpha"]),
         rollout=rollout.rollout_stats(corpus, rows["alpha"], test, resampler["test"]),
         flips=flip.measure(ckpt, list(study.flip_pairs), b),
+        examples=examples(corpus, rows, test),
         rows=rows_table(corpus, rows, same_head, predicted),
     )
     return Measured(results, corpus, rows, excluded)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import platform
+import statistics
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
@@ -60,6 +61,31 @@ def provenance(study: study_mod.Study) -> dict:
     }
 
 
+# Sentence lengths, in words (whitespace-separated, as a reader counts them): bin edges.
+LENGTH_BINS = (1, 9, 19, 26, 41, 51)
+
+
+def corpus_description(study: study_mod.Study) -> dict:
+    """What the corpus is made of, from the data: registers, lengths, halves."""
+    lengths = [len(s.split()) for s in study.sentences]
+    registers = sorted(set(study.registers))
+    bins = [*LENGTH_BINS, max(lengths) + 1]
+    return {
+        "n_sentences": len(lengths),
+        "registers": {r: study.registers.count(r) for r in registers},
+        "length_min": min(lengths),
+        "length_max": max(lengths),
+        "length_median": float(statistics.median(lengths)),
+        "over_25_words": sum(n > 25 for n in lengths),
+        "length_histogram": [
+            {"from": lo, "to": hi - 1, "sentences": sum(lo <= n < hi for n in lengths)}
+            for lo, hi in zip(bins, bins[1:])
+        ],
+        "halves": {half: len(idx) for half, idx in study.halves.items()},
+        "n_flip_pairs": len(study.flip_pairs),
+    }
+
+
 def measure(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict[str, list[dict]]]:
     """Run every model of the study: (results as a JSON-ready dict, and per model the
     instrument's per-sentence views, stored apart)."""
@@ -76,6 +102,7 @@ def measure(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
         views[spec.key] = views_mod.sentence_views(m)
     results = {
         "provenance": provenance(study),
+        "corpus": corpus_description(study),
         "sentences": list(study.sentences),
         "registers": list(study.registers),
         "bootstrap": asdict(study.bootstrap),

@@ -51,8 +51,9 @@ class Bootstrap:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    name: str   # packaged short name or folder path
-    key: str    # prefix of this model's numbers on the pages
+    name: str        # packaged short name or folder path
+    key: str         # prefix of this model's numbers on the pages
+    checkpoint: str  # the published checkpoint, for readers
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ def load(path: str | Path) -> Study:
         pairs = _flip_pairs(path.parent / raw["flip_pairs"]) if "flip_pairs" in raw else ()
         anchors = tuple(AnchorSpec(a["sentence"], a["from"], a["to"]) for a in raw.get("anchors", []))
         positional = float(raw["head_rule"]["positional_threshold"])
-        models = tuple(ModelSpec(str(m["name"]), str(m["key"])) for m in raw["models"])
+        models = tuple(ModelSpec(str(m["name"]), str(m["key"]), str(m.get("checkpoint", m["name"]))) for m in raw["models"])
         b = raw["bootstrap"]
         bootstrap = Bootstrap(int(b["resamples"]), int(b["seed"]), float(b["level"]))
     except StudyError:
@@ -201,7 +202,7 @@ def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -
     """
     path = Path(sentences_path)
     sentences = tuple(read_sentences(path))
-    models = base.models if model is None else (ModelSpec(model, "model"),)
+    models = base.models if model is None else (ModelSpec(model, "model", model),)
     return Study(
         path=base.path,
         corpus_path=path,

@@ -24,18 +24,24 @@ def _alt():
     return alt
 
 
+def _test_rows(m: dict) -> list[int]:
+    """Indices into a model's columnar rows of the held-out half's rows."""
+    test = set(m["halves"]["test"])
+    return [i for i, s in enumerate(m["rows"]["sentence"]) if s in test]
+
+
 def sink_scatter(results: dict, model: str):
-    """Each displayed row: its sink share under α (x) and under a norm lens (y)."""
+    """Each held-out displayed row: its sink share under α (x) and under a norm lens (y)."""
     alt = _alt()
     m = results["models"][model]
-    alpha = {(r["sentence"], r["word_index"]): r for r in m["rows"] if r["lens"] == "alpha"}
+    rows = m["rows"]
     data = [
-        {"alpha": alpha[(r["sentence"], r["word_index"])]["sink_share"], "norm": r["sink_share"],
-         "lens": LENS_LABELS[r["lens"]], "word": r["word"], "sentence": r["sentence"]}
-        for r in m["rows"] if r["lens"] != "alpha"
+        {"alpha": round(rows["alpha"]["sink_share"][i], 4), "norm": round(rows[lens]["sink_share"][i], 4),
+         "lens": LENS_LABELS[lens], "word": rows["word"][i], "sentence": rows["sentence"][i]}
+        for lens in ("value_norm", "output_norm") for i in _test_rows(m)
     ]
     base = alt.Chart(alt.Data(values=data))
-    points = base.mark_point(filled=True, opacity=0.6).encode(
+    points = base.mark_point(filled=True, opacity=0.4, size=14).encode(
         x=alt.X("alpha:Q", title="sink share under α", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
         y=alt.Y("norm:Q", title="sink share under the norm lens", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
         color=alt.Color("lens:N", title="lens"),
@@ -44,19 +50,34 @@ def sink_scatter(results: dict, model: str):
     diagonal = alt.Chart(alt.Data(values=[{"a": 0.0}, {"a": 1.0}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
         x="a:Q", y="a:Q"
     )
-    return (diagonal + points).properties(width=WIDTH, height=WIDTH * 0.75)
+    half = alt.Chart(alt.Data(values=[{"y": 0.5}])).mark_rule(color="firebrick", strokeDash=[2, 2]).encode(y="y:Q")
+    return (diagonal + half + points).properties(width=WIDTH, height=WIDTH * 0.75)
+
+
+def _binned(values: list[float], step: float, lo: float = 0.0, hi: float = 1.0) -> list[tuple[float, int]]:
+    """Counts per bin [lo + k step, lo + (k+1) step): the chart carries counts, not rows."""
+    n = round((hi - lo) / step)
+    counts = [0] * n
+    for v in values:
+        counts[min(n - 1, max(0, int((v - lo) / step)))] += 1
+    return [(round(lo + k * step, 6), c) for k, c in enumerate(counts)]
 
 
 def sink_distribution(results: dict, model: str):
-    """How much of each displayed row goes to the sink, under α."""
+    """How much of each held-out displayed row goes to the sink, under each lens."""
     alt = _alt()
-    data = [{"sink": r["sink_share"], "lens": LENS_LABELS[r["lens"]]} for r in results["models"][model]["rows"]]
-    return alt.Chart(alt.Data(values=data)).mark_bar(opacity=0.8).encode(
-        x=alt.X("sink:Q", bin=alt.Bin(step=0.05, extent=[0, 1]), title="sink share of the displayed row", axis=alt.Axis(format="%")),
-        y=alt.Y("count():Q", title="rows"),
+    m = results["models"][model]
+    idx = _test_rows(m)
+    data = [{"from": b, "to": round(b + 0.05, 6), "rows": c, "lens": LENS_LABELS[lens]}
+            for lens in LENS_LABELS for b, c in _binned([m["rows"][lens]["sink_share"][i] for i in idx], 0.05)]
+    return alt.Chart(alt.Data(values=data)).mark_bar(opacity=0.85).encode(
+        x=alt.X("from:Q", bin="binned", title="sink share of the displayed row", axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1])),
+        x2="to:Q",
+        y=alt.Y("rows:Q", title="rows"),
         color=alt.Color("lens:N", title="lens"),
         row=alt.Row("lens:N", title=None),
-        tooltip=["lens:N", "count():Q"],
+        tooltip=["lens:N", alt.Tooltip("from:Q", format=".0%"), alt.Tooltip("to:Q", format=".0%"), "rows:Q"],
     ).properties(width=WIDTH, height=110)
 
 
@@ -71,15 +92,15 @@ def ratio_by_layer(results: dict, model: str):
 
 
 def depth_ratio(results: dict):
-    """[CLS] value-norm ratio against relative depth, one line per model."""
+    """[CLS] and [SEP] value-norm ratios against relative depth, one line per model and token."""
     alt = _alt()
     data = []
-    for key, m in results["models"].items():
+    for m in results["models"].values():
         L = m["n_layers"]
         for r in m["ratios"]:
             if r["layer"] is not None and r["vector"] == "v":
                 data.append({"depth": (r["layer"] + 1) / L, "median": r["median"],
-                             "series": f"{m['model']} [{r['token'].upper()}]"})
+                             "series": f"{m['checkpoint'].split('/')[-1]} [{r['token'].upper()}]"})
     return _ratio_lines(alt, data, "depth:Q", "relative depth (layer / number of layers)")
 
 
@@ -95,11 +116,11 @@ def _ratio_lines(alt, data, x, x_title):
 
 
 def depth_sink(results: dict):
-    """Median sink share over every head, per layer, under each lens, per model."""
+    """Median sink share over every head, per layer, under each lens, per model (held out)."""
     alt = _alt()
     data = [
         {"depth": (s["layer"] + 1) / m["n_layers"], "median": s["stats"]["median_sink"],
-         "model": m["model"], "lens": LENS_LABELS[s["lens"]]}
+         "model": m["checkpoint"].split("/")[-1], "lens": LENS_LABELS[s["lens"]]}
         for m in results["models"].values() for s in m["per_layer"]
     ]
     return alt.Chart(alt.Data(values=data)).mark_line(point=True).encode(
@@ -111,66 +132,124 @@ def depth_sink(results: dict):
     ).properties(width=WIDTH, height=300)
 
 
-def rollout_entropy(results: dict):
-    """Normalized entropy of every rollout row, per model."""
-    alt = _alt()
-    data = [{"entropy": e, "model": m["model"]} for m in results["models"].values() for e in m["rollout"]["entropies"]]
-    return alt.Chart(alt.Data(values=data)).mark_bar(opacity=0.8).encode(
-        x=alt.X("entropy:Q", bin=alt.Bin(step=0.02, extent=[0.5, 1]), title="normalized entropy of the rollout row (1 = uniform)"),
-        y=alt.Y("count():Q", title="rows"),
-        color=alt.Color("model:N"),
-        row=alt.Row("model:N", title=None),
-    ).properties(width=WIDTH, height=120)
-
-
 def rollout_views(results: dict):
-    """Rollout rows' normalized entropy, full row against the row as displayed, per model."""
+    """Rollout rows' normalized entropy, full row against the row as displayed, per model;
+    the dashed rule is a row of typical length with half its weight on one word."""
     alt = _alt()
-    data = [
-        {"entropy": e, "model": m["model"], "view": view}
-        for m in results["models"].values()
-        for view, values in (("full row", m["rollout"]["entropies"]),
-                             ("displayed row (other words)", m["rollout"]["displayed_entropies"]))
-        for e in values
-    ]
-    return alt.Chart(alt.Data(values=data)).mark_bar(opacity=0.7).encode(
-        x=alt.X("entropy:Q", bin=alt.Bin(step=0.02, extent=[0.5, 1]), title="normalized entropy (1 = uniform)"),
-        y=alt.Y("count():Q", title="rows", stack=None),
-        color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
-        row=alt.Row("model:N", title=None),
-        tooltip=["model:N", "view:N", "count():Q"],
-    ).properties(width=WIDTH, height=120)
+    panels = []
+    for m in results["models"].values():
+        name = m["checkpoint"].split("/")[-1]
+        data = [{"from": b, "to": round(b + 0.02, 6), "rows": c, "view": view}
+                for view, values in (("full row", m["rollout"]["entropies"]),
+                                     ("displayed row (other words)", m["rollout"]["displayed_entropies"]))
+                for b, c in _binned(values, 0.02, 0.4, 1.0)]
+        bars = alt.Chart(alt.Data(values=data), title=name).mark_bar(opacity=0.7).encode(
+            x=alt.X("from:Q", bin="binned", title="normalized entropy (1 = uniform)", scale=alt.Scale(domain=[0.4, 1])),
+            x2="to:Q",
+            y=alt.Y("rows:Q", title="rows", stack=None),
+            color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=["view:N", "rows:Q"],
+        )
+        rule = alt.Chart(alt.Data(values=[{"entropy": m["rollout"]["one_clear_word_entropy"]}])).mark_rule(
+            color="gray", strokeDash=[4, 4]).encode(x="entropy:Q")
+        panels.append(alt.layer(bars, rule).properties(width=WIDTH, height=110))
+    return alt.vconcat(*panels)
 
 
-def flip_heads(results: dict, model: str):
-    """Per pair, how many heads change their winner for the pronoun, per lens."""
+def flip_shift(results: dict, model: str):
+    """Per pair: the share of heads (layer 0 apart) whose preference moved the reader's way."""
     alt = _alt()
-    sentences = results["sentences"]
-    data = [
-        {"pair": f"{i + 1}: …{sentences[p['sentences'][0]].split()[-1]} / {sentences[p['sentences'][1]].split()[-1]}",
-         "changed": p["changed"], "follows": p["follows_reader"], "lens": LENS_LABELS[f["lens"]]}
-        for f in results["models"][model]["flips"] for i, p in enumerate(f["pairs"])
-    ]
+    f = results["models"][model]["flips"]["lenses"]["alpha"]
+    data = [{"pair": i + 1, "share": p["toward_reader"] / f["n_heads"], "changed": p["changed"],
+             "sentence": p["sentences"][1]} for i, p in enumerate(f["pairs"])]
+    dots = alt.Chart(alt.Data(values=data)).mark_circle(size=50, opacity=0.8).encode(
+        x=alt.X("pair:O", title="minimal pair", axis=alt.Axis(labels=False, ticks=False)),
+        y=alt.Y("share:Q", title="share of heads moving toward the reader", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%")),
+        tooltip=["pair:Q", "sentence:N", alt.Tooltip("share:Q", format=".0%"), "changed:Q"],
+    )
+    half = alt.Chart(alt.Data(values=[{"y": 0.5}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="y:Q")
+    return (half + dots).properties(width=WIDTH, height=220)
+
+
+def flip_example(results: dict, model: str):
+    """The first pair, every head: its preference for the second sentence's referent over
+    the first's, in sentence A (x) and in sentence B (y). Above the diagonal: moved the
+    reader's way. Layer 0 lies on a line through the origin: it cannot change sides."""
+    alt = _alt()
+    m = results["models"][model]
+    pair = m["flips"]["lenses"]["alpha"]["pairs"][0]
+    ra, rb = (pair["candidates"].index(x) for x in pair["referents"])
+    nh = m["n_heads"]
+    data = [{"a": w[rb] - w[ra], "b": w[2 + rb] - w[2 + ra], "layer": f"layer {h // nh}" if h // nh == 0 else "layers 1+",
+             "head": f"L{h // nh}H{h % nh}"} for h, w in enumerate(m["flips"]["example"])]
+    lim = max(1e-6, *(max(abs(d["a"]), abs(d["b"])) for d in data))
+    points = alt.Chart(alt.Data(values=data)).mark_point(filled=True, size=45).encode(
+        x=alt.X("a:Q", title="preference in sentence A", scale=alt.Scale(domain=[-lim, lim])),
+        y=alt.Y("b:Q", title="preference in sentence B", scale=alt.Scale(domain=[-lim, lim])),
+        color=alt.Color("layer:N", title=None), shape=alt.Shape("layer:N", title=None),
+        tooltip=["head:N", alt.Tooltip("a:Q", format=".3f"), alt.Tooltip("b:Q", format=".3f")],
+    )
+    diagonal = alt.Chart(alt.Data(values=[{"v": -lim}, {"v": lim}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
+        x="v:Q", y="v:Q")
+    return (diagonal + points).properties(width=WIDTH * 0.7, height=WIDTH * 0.7)
+
+
+def row_example(results: dict, model: str, name: str):
+    """One real row, whole: its full row (with [CLS], [SEP] and itself) against the row
+    as displayed, under α and, for the survivor, under ‖α v‖ on the same head."""
+    alt = _alt()
+    ex = next(e for e in results["models"][model]["examples"] if e["name"] == name)
+    lenses = ["alpha"] if name == "typical" else ["alpha", "value_norm"]
+    data = []
+    for lens in lenses:
+        full = ex["full"][lens]
+        content = [x if 0 < k < len(full) - 1 and k - 1 != ex["word_index"] else 0.0 for k, x in enumerate(full)]
+        mass = sum(content) or 1.0
+        for k, col in enumerate(ex["columns"]):
+            label = f"{k:02d} {col}"
+            data.append({"column": label, "weight": full[k], "view": f"full row, {LENS_LABELS[lens]}"})
+            data.append({"column": label, "weight": content[k] / mass, "view": f"displayed, {LENS_LABELS[lens]}"})
     return alt.Chart(alt.Data(values=data)).mark_bar().encode(
-        x=alt.X("changed:Q", title="heads whose winner changes"),
-        y=alt.Y("pair:N", title=None),
-        color=alt.Color("lens:N"),
-        yOffset="lens:N",
-        tooltip=["pair:N", "lens:N", "changed:Q", "follows:Q"],
+        x=alt.X("column:N", title=None, sort=None, axis=alt.Axis(labelAngle=-50, labelExpr="substring(datum.label, 3)")),
+        y=alt.Y("weight:Q", title="weight", axis=alt.Axis(format="%")),
+        color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
+        xOffset="view:N",
+        tooltip=["column:N", "view:N", alt.Tooltip("weight:Q", format=".1%")],
+    ).properties(width=WIDTH, height=220)
+
+
+def rollout_example(results: dict, model: str):
+    """The typical row's word: its rollout row as displayed, against the instrument's row."""
+    alt = _alt()
+    ex = next(e for e in results["models"][model]["examples"] if e["name"] == "typical")
+    data = []
+    for view, full in (("rollout, all layers and heads", ex["rollout"]), ("the instrument's row (α)", ex["full"]["alpha"])):
+        content = [x if 0 < k < len(full) - 1 and k - 1 != ex["word_index"] else 0.0 for k, x in enumerate(full)]
+        mass = sum(content) or 1.0
+        data += [{"column": f"{k:02d} {c}", "weight": content[k] / mass, "view": view}
+                 for k, c in enumerate(ex["columns"]) if 0 < k < len(full) - 1 and k - 1 != ex["word_index"]]
+    return alt.Chart(alt.Data(values=data)).mark_bar().encode(
+        x=alt.X("column:N", title=None, sort=None, axis=alt.Axis(labelAngle=-50, labelExpr="substring(datum.label, 3)")),
+        y=alt.Y("weight:Q", title="displayed weight", axis=alt.Axis(format="%")),
+        color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
+        xOffset="view:N",
+        tooltip=["column:N", "view:N", alt.Tooltip("weight:Q", format=".1%")],
     ).properties(width=WIDTH, height=220)
 
 
 def mutant_sinks(results: dict, model: str):
-    """The wrong-aggregation mutant against the instrument: each displayed row's sink share."""
+    """The wrong-aggregation mutant against the instrument: each held-out row's sink share."""
     alt = _alt()
-    rows = results["models"][model]["mutant"]["wrong_agg"]["rows"]
+    m = results["models"][model]
+    test = set(m["halves"]["test"])
     data = [
-        {"right": r["sink_share"], "wrong": r["wrong_sink_share"], "row_sum": r["wrong_row_sum"], "word": r["word"],
-         "subwords": "one subword" if r["n_subwords"] == 1 else "several subwords", "sentence": r["sentence"]}
-        for r in rows
+        {"right": round(r["sink_share"], 4), "wrong": round(r["wrong_sink_share"], 4), "row_sum": round(r["wrong_row_sum"], 4),
+         "word": r["word"], "subwords": "one subword" if r["n_subwords"] == 1 else "several subwords", "sentence": r["sentence"]}
+        for r in m["mutant"]["wrong_agg"]["rows"] if r["sentence"] in test
     ]
     top = max(1.0, *(d["wrong"] for d in data))
-    points = alt.Chart(alt.Data(values=data)).mark_point(filled=True, opacity=0.7, size=60).encode(
+    points = alt.Chart(alt.Data(values=data)).mark_point(filled=True, opacity=0.5, size=25).encode(
         x=alt.X("right:Q", title="sink share, instrument (mean rows, sum columns)", axis=alt.Axis(format="%")),
         y=alt.Y("wrong:Q", title="sink share, mutant (sum rows, mean columns)", axis=alt.Axis(format="%")),
         color=alt.Color("subwords:N", title="from-word"),
@@ -185,22 +264,31 @@ def mutant_sinks(results: dict, model: str):
 
 
 CHARTS = {
-    "mutant_sinks": (mutant_sinks, True),
-    "sink_scatter": (sink_scatter, True),
-    "sink_distribution": (sink_distribution, True),
-    "ratio_by_layer": (ratio_by_layer, True),
-    "flip_heads": (flip_heads, True),
-    "depth_ratio": (depth_ratio, False),
-    "depth_sink": (depth_sink, False),
-    "rollout_entropy": (rollout_entropy, False),
-    "rollout_views": (rollout_views, False),
-}  # name -> (builder, takes a model)
+    "mutant_sinks": (mutant_sinks, ("model",)),
+    "sink_scatter": (sink_scatter, ("model",)),
+    "sink_distribution": (sink_distribution, ("model",)),
+    "ratio_by_layer": (ratio_by_layer, ("model",)),
+    "flip_shift": (flip_shift, ("model",)),
+    "flip_example": (flip_example, ("model",)),
+    "row_example": (row_example, ("model", "name")),
+    "rollout_example": (rollout_example, ("model",)),
+    "depth_ratio": (depth_ratio, ()),
+    "depth_sink": (depth_sink, ()),
+    "rollout_views": (rollout_views, ()),
+}  # name -> (builder, the arguments a page passes, in order)
+EXAMPLES = ("typical", "survivor")
 
 
 def chart_ids(results: dict) -> list[str]:
+    """Every chart the pages may ask for: "name/arg1/arg2" (arguments sorted by name,
+    as `chart(...)` in a page joins them)."""
     ids = []
-    for name, (_, per_model) in CHARTS.items():
-        ids += [f"{name}/{k}" for k in results["models"]] if per_model else [name]
+    for name, (_, args) in CHARTS.items():
+        choices = {"model": list(results["models"]), "name": list(EXAMPLES)}
+        combos = [[]]
+        for arg in sorted(args):
+            combos = [c + [v] for c in combos for v in choices[arg]]
+        ids += ["/".join([name, *c]) for c in combos]
     return ids
 
 
@@ -268,14 +356,15 @@ def check_fields(chart_id: str, spec: dict) -> None:
 
 
 def build(results: dict, chart_id: str) -> dict:
-    name, *args = chart_id.split("/")
+    name, *values = chart_id.split("/")
     if name not in CHARTS:
         raise ChartError(f"unknown chart {name!r}; known: {', '.join(sorted(CHARTS))}")
-    builder, per_model = CHARTS[name]
-    if per_model and (len(args) != 1 or args[0] not in results["models"]):
-        raise ChartError(f"chart {name!r} needs model= one of {sorted(results['models'])}")
-    chart = builder(results, *args)
-    spec = chart.to_dict()
+    builder, args = CHARTS[name]
+    if chart_id not in chart_ids(results):
+        raise ChartError(f"chart {name!r} takes {', '.join(args) or 'no arguments'}; "
+                         f"models: {sorted(results['models'])}, examples: {list(EXAMPLES)}")
+    kwargs = dict(zip(sorted(args), values))
+    spec = builder(results, **kwargs).to_dict()
     check_fields(chart_id, spec)
     return spec
 

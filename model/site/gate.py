@@ -181,8 +181,10 @@ def run(settings: Settings, with_charts: bool = True) -> Report:
             raise numbers.NumberError(f"unknown chart {chart_id!r}; known: {', '.join(sorted(charts))}")
         return charts.get(chart_id, {})
 
-    renderer = Renderer(results, chart_spec)
-    render = _render_memo(settings.cache_dir, key, with_charts, renderer)
+    locked = lock.read(settings.lock)
+    renderer = Renderer(results, chart_spec, locked.numbers)
+    lock_digest = cache.key(settings.lock.read_text(encoding="utf-8") if settings.lock.is_file() else "")
+    render = _render_memo(settings.cache_dir, cache.key(key, lock_digest), with_charts, renderer)
     rendered_all = []
     for page in pages(settings.docs_dir):
         path = settings.docs_dir / page
@@ -200,22 +202,22 @@ def run(settings: Settings, with_charts: bool = True) -> Report:
             out = render(page, path.read_text(encoding="utf-8"), "")
             report.rendered[page] = out.text
             rendered_all.append(out)
-    _compare(report, rendered_all, renderer.numbers, settings.lock)
+    _compare(report, rendered_all, renderer.numbers, locked)
     return report
 
 
-def _render_memo(cache_dir: Path, results_key: str, with_charts: bool, renderer: Renderer):
+def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: Renderer):
     """`renderer.render`, with each page's output (text, citations, claims) cached: a prose
     edit re-renders the edited page only (Jinja compiles every page and every claim
-    afresh otherwise). Keyed by the results, the site code, Jinja2, MarkupSafe and the
-    page's source."""
+    afresh otherwise). Keyed by the results and the lock (`inputs_key`), the site code,
+    Jinja2, MarkupSafe, Altair and the page's source."""
     from dataclasses import astuple
     from importlib import metadata
 
     from .pages import Citation, Rendered
 
     versions = [metadata.version(d) for d in ("jinja2", "markupsafe", "altair")]
-    base = cache.key("page", results_key, with_charts, versions, results_mod.code_digest(SITE_CODE))
+    base = cache.key("page", inputs_key, with_charts, versions, results_mod.code_digest(SITE_CODE))
 
     def render(page: str, source: str, part: str) -> Rendered:
         def compute() -> dict:
@@ -230,7 +232,7 @@ def _render_memo(cache_dir: Path, results_key: str, with_charts: bool, renderer:
     return render
 
 
-def _compare(report: Report, rendered, fresh_numbers: dict, lock_path: Path) -> None:
+def _compare(report: Report, rendered, fresh_numbers: dict, locked: lock.Lock) -> None:
     tightest: dict[str, float] = {}
     for out in rendered:
         for c in out.citations:
@@ -239,7 +241,6 @@ def _compare(report: Report, rendered, fresh_numbers: dict, lock_path: Path) -> 
             tightest[c.key] = min(tol, tightest.get(c.key, tol))
         report.failed_claims += [c for c in out.claims if not c.holds]
     report.fresh = {k: lock.Locked(fresh_numbers[k], tightest[k]) for k in sorted(tightest)}
-    locked = lock.read(lock_path)
     for key in sorted(report.cited):
         if key not in locked.numbers:
             report.unlocked.append(key)

@@ -1,6 +1,7 @@
 """The numbers a page can cite: a flat namespace of keys over the results, and formats.
 
-Keys read like paths: `l6.alpha.median_sink`, `l6.layer2.value_norm.above_50`,
+Keys read like paths: `l6.alpha.median_sink` (held-out half), `l6.alpha.median_sink_lo`
+and `_hi` (its interval), `l6.fit.alpha.median_sink`, `l6.layer2.value_norm.above_50`,
 `l6.ratio.cls_v.median`, `l3.row.s4.w2.alpha.sink_share`. `flatten` defines them all;
 `nested` gives the same values as nested dicts for claims (`l6.alpha.above_90 == 0`).
 
@@ -22,7 +23,46 @@ class NumberError(UserError, KeyError):
         return str(self.args[0])
 
 
-def flatten(results: dict) -> dict[str, Any]:
+class Numbers(dict):
+    """The flat namespace: a dict of every key, except the displayed rows' (thousands of
+    them per model), which are read off the results when a page asks for one."""
+
+    _ROW = re.compile(r"^(\w+)\.row\.s(\d+)\.w(\d+)\.(\w+)\.(\w+)$")
+    _ROW_FIELDS = ("word", "layer", "head", "sink_share", "sep_share", "punct_share", "content_mass",
+                   "top_word", "top_weight", "alpha_head_sink", "predicted_sink")
+
+    def __init__(self, values: dict, results: dict):
+        super().__init__(values)
+        self._results = results
+        self._rows: dict[str, dict[tuple[int, int], int]] = {}
+
+    def _row(self, key: str) -> Any:
+        m = self._ROW.match(key)
+        if not m or m.group(1) not in self._results["models"] or m.group(5) not in self._ROW_FIELDS:
+            return _MISSING
+        model, s, w, lens, name = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5)
+        rows = self._results["models"][model]["rows"]
+        if model not in self._rows:
+            self._rows[model] = {(a, b): r for r, (a, b) in enumerate(zip(rows["sentence"], rows["word_index"]))}
+        r = self._rows[model].get((s, w))
+        if r is None or lens not in rows or (name != "word" and name not in rows[lens]):
+            return _MISSING
+        return rows["word"][r] if name == "word" else rows[lens][name][r]
+
+    def __missing__(self, key: str) -> Any:
+        value = self._row(key)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or (isinstance(key, str) and self._row(key) is not _MISSING)
+
+
+_MISSING = object()
+
+
+def flatten(results: dict) -> Numbers:
     out: dict[str, Any] = {
         "n_sentences": len(results["sentences"]),
         "n_models": len(results["models"]),
@@ -30,13 +70,21 @@ def flatten(results: dict) -> dict[str, Any]:
         "stop_rule.max_rows_above": results["stop_rule"]["max_rows_above"],
         "positional_threshold": results["positional_threshold"],
     }
+    _put(out, "bootstrap", results["bootstrap"])
+    _put(out, "corpus", results["corpus"])
+    for register, n in results["corpus"]["registers"].items():
+        out[f"corpus.register.{register}"] = n
+    for half, n in results["corpus"]["halves"].items():
+        out[f"corpus.half.{half}"] = n
+    for i, b in enumerate(results["corpus"]["length_histogram"]):
+        _put(out, f"corpus.length{i}", b)
     for name, version in results["provenance"]["libraries"].items():
         out[f"library.{name}"] = version
     for i, text in enumerate(results["sentences"]):
         out[f"sentence.{i}"] = text
     for k, m in results["models"].items():
         _model(out, k, m, results["sentences"])
-    return out
+    return Numbers(out, results)
 
 
 def _put(out: dict, prefix: str, values: dict) -> None:
@@ -48,44 +96,55 @@ def _put(out: dict, prefix: str, values: dict) -> None:
 def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
     L, nh = m["n_layers"], m["n_heads"]
     _put(out, k, {"n_layers": L, "n_heads": nh, "n_heads_total": L * nh, "n_sentences": m["n_sentences"],
-                  "model": m["model"], "adopted": m["adopted"], "sha256": m["sha256"], "source": m["source"]})
+                  "model": m["model"], "adopted": m["adopted"], "sha256": m["sha256"], "source": m["source"],
+                  "tokens_per_word": m["tokens_per_word"], "checkpoint": m["checkpoint"], "package": m["package"],
+                  "d_model": m["d_model"]})
+    for half, idx in m["halves"].items():
+        out[f"{k}.n_{half}_sentences"] = len(idx)
     for lens, s in m["summary"].items():
         p = f"{k}.{lens}"
         _put(out, p, s["stats"])
-        _put(out, p, {key: s[key] for key in ("all_heads_median_sink", "worse_rows", "sep_fraction_of_sink",
-                                              "max_relative_worsening", "same_head_as_alpha",
-                                              "above_50_min_alpha_sink")})
+        _put(out, p, {key: v for key, v in s.items() if key not in ("stats", "layer_picks", "above_50_heads")})
         out[f"{p}.worst_sentence_text"] = sentences[s["stats"]["worst_sentence"]]
-        out[f"{p}.n_positional"] = len(s["positional_heads"])
+        out[f"{p}.n_positional"] = len(m["positional_heads"][lens])
         for layer, n in enumerate(s["layer_picks"]):
             out[f"{p}.picks.layer{layer}"] = n
+        for i, (layer, head, n) in enumerate(s.get("above_50_heads") or []):
+            _put(out, f"{p}.above_50_head{i}", {"layer": layer, "head": head, "rows": n})
+        out[f"{p}.n_above_50_heads"] = len(s.get("above_50_heads") or [])
+    for half, per_lens in m["by_half"].items():
+        for lens, st in per_lens.items():
+            _put(out, f"{k}.{half}.{lens}", st)
     for ls in m["per_layer"]:
         _put(out, f"{k}.layer{ls['layer']}.{ls['lens']}", ls["stats"])
     for r in m["ratios"]:
         where = k if r["layer"] is None else f"{k}.layer{r['layer']}"
-        _put(out, f"{where}.ratio.{r['token']}_{r['vector']}", {"median": r["median"], "below_1": r["below_1"], "n": r["n"]})
+        _put(out, f"{where}.ratio.{r['token']}_{r['vector']}", {key: v for key, v in r.items() if key not in ("token", "vector", "layer")})
+    for name, per_layer in m["head_ratios"].items():
+        for layer, heads in enumerate(per_layer):
+            for head, v in enumerate(heads):
+                out[f"{k}.headratio.l{layer}h{head}.{name}"] = v
     for v in m["verdicts"]:
-        _put(out, f"{k}.verdict.{v['lens']}", {"rows_above": v["rows_above"], "adopted": v["adopted"]})
+        _put(out, f"{k}.verdict.{v['lens']}", {"rows_above": v["rows_above"], "n_rows": v["n_rows"],
+                                               "share_above": v["rows_above"] / v["n_rows"], "adopted": v["adopted"]})
     for i, a in enumerate(m["anchors"]):
         _put(out, f"{k}.anchor{i}", a)
     if m["checks"]:
         _put(out, f"{k}.check", m["checks"])
-    _put(out, f"{k}.rollout", {key: v for key, v in m["rollout"].items() if key != "entropies"})
-    for f in m["flips"]:
-        p = f"{k}.flip.{f['lens']}"
-        _put(out, p, {key: f[key] for key in ("changed_total", "follows_reader_total", "n_heads_total")})
-        _put(out, p, {key: f[key] for key in ("follows_every_pair", "most_pairs_followed", "n_pairs") if key in f})
-        for i, pair in enumerate(f["pairs"]):
-            _put(out, f"{p}.pair{i}", {key: pair[key] for key in ("changed", "follows_reader", "n_heads")})
+    _put(out, f"{k}.rollout", m["rollout"])
+    f = m["flips"]
+    _put(out, f"{k}.flip", f)
+    for lens, fl in f["lenses"].items():
+        _put(out, f"{k}.flip.{lens}", fl)
+        for i, pair in enumerate(fl["pairs"]):
+            _put(out, f"{k}.flip.{lens}.pair{i}", pair)
     for name, mutant in m.get("mutant", {}).items():  # deliberately wrong variants (model/mutants.py)
         _put(out, f"{k}.mutant.{name}", mutant)
-    for r in m["rows"]:
-        _put(out, f"{k}.row.s{r['sentence']}.w{r['word_index']}.{r['lens']}",
-             {key: r[key] for key in ("word", "layer", "head", "sink_share", "content_mass", "top_word", "top_weight")})
 
 
 def nested(flat: dict[str, Any]) -> dict:
-    """`a.b.c` keys -> {"a": {"b": {"c": ...}}}, for expressions over the results."""
+    """`a.b.c` keys -> {"a": {"b": {"c": ...}}}, for expressions over the results (the
+    displayed rows' keys are not in it: claims speak of statistics, not of one row)."""
     root: dict = {}
     for key, value in flat.items():
         node = root

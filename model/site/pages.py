@@ -3,6 +3,7 @@
 The injection syntax, written in Markdown (or a notebook's markdown cells):
 
     {{ num("l6.alpha.median_sink", "pct:1") }}       a number, formatted
+    {{ ci("l6.alpha.median_sink", "pct:1") }}        ... with its interval: "26.6% (95% CI 23.3–29.2%)"
     {{ text("l6.alpha.worst_word") }}                 a word or name from the results, escaped
     {{ table("lens_summary", model="l6") }}           a generated table
     {{ chart("sink_scatter", model="l6") }}           a chart (Vega-Lite, drawn in the browser)
@@ -48,7 +49,6 @@ class Claim:
     page: str
     line: int
     holds: bool
-    error: str = ""
 
 
 @dataclass
@@ -87,10 +87,11 @@ def _error_line(exc: BaseException, page: str) -> int:
 class Renderer:
     """Renders pages against one set of results. One per build."""
 
-    def __init__(self, results: dict, charts: Callable[[str], dict] | None = None):
+    def __init__(self, results: dict, charts: Callable[[str], dict] | None = None, locked: dict | None = None):
         from . import tables
 
         self.results = results
+        self.locked = locked or {}   # key -> lock.Locked: what the lock recorded, for "recorded vs now"
         self.numbers = nums.flatten(results)
         self.namespace = nums.nested(self.numbers)
         self.chart_spec = charts
@@ -114,8 +115,20 @@ class Renderer:
         self._rendered.citations.append(Citation(key, fmt, self._rendered.page, line))
         return nums.md_text(out) if isinstance(value, str) else out  # text, never markup
 
+    def locked_text(self, key: str, fmt: str) -> str:
+        """The value the numbers lock recorded for `key`, formatted (not a citation)."""
+        entry = self.locked.get(key)
+        return "new" if entry is None else nums.format_value(key, entry.value, fmt)
+
     def _num(self, key: str, fmt: str | None = None) -> str:
         return self.cite(key, fmt)
+
+    def _ci(self, key: str, fmt: str | None = None) -> str:
+        """A number and its bootstrap interval (`key_lo`, `key_hi`), each cited."""
+        value, lo, hi = self.cite(key, fmt), self.cite(f"{key}_lo", fmt), self.cite(f"{key}_hi", fmt)
+        level = round(self.results["bootstrap"]["level"] * 100)
+        unit = "%" if value.endswith("%") else "×" if value.endswith("×") else ""
+        return f"{value} ({level}% CI {lo.removesuffix(unit)}–{hi})"
 
     def _text(self, key: str) -> str:
         return self.cite(key, "text")
@@ -124,12 +137,11 @@ class Renderer:
         _, line = _template_line()
         try:
             holds = bool(self.env.compile_expression(expr, undefined_to_none=False)(**self.namespace))
-            error = ""
         except jinja2.TemplateSyntaxError as exc:
             raise NumberError(f"claim {expr!r} is not a valid expression ({exc.message})") from exc
         except jinja2.UndefinedError as exc:
             raise NumberError(f"claim {expr!r} names an unknown number ({exc.message})") from exc
-        self._rendered.claims.append(Claim(expr, self._rendered.page, line, holds, error))
+        self._rendered.claims.append(Claim(expr, self._rendered.page, line, holds))
         return ""
 
     def _table(self, name: str, **kwargs: Any) -> str:
@@ -165,7 +177,7 @@ class Renderer:
         """`page` is the path relative to docs/ ("articles/norm-lens.md")."""
         self._rendered = Rendered(page=page, text="")
         glob = {
-            "num": self._num, "text": self._text, "claim": self._claim, "table": self._table,
+            "num": self._num, "ci": self._ci, "text": self._text, "claim": self._claim, "table": self._table,
             "chart": self._chart, "instrument": self._instrument,
         }
         try:

@@ -1,5 +1,9 @@
 """Generated tables. Each takes the page's renderer (`r`) and returns a Markdown table
-whose every number goes through `r.cite`, so it is recorded and locked like prose."""
+whose every number goes through `r.cite`, so it is recorded and locked like prose.
+
+One unit per column; intervals (95% bootstrap, over sentences or pairs) in a column of
+their own; tables longer than `COLLAPSE` rows are folded into a <details> block.
+"""
 from __future__ import annotations
 
 from ..instrument import LENS_LABELS, LENSES
@@ -8,28 +12,82 @@ from .numbers import md_text as escape  # Markdown-safe, not only HTML-safe: see
 # Reference vs oracle differences are float32 rounding noise: they differ from one CPU to
 # the next, so they are locked to within the agreement the tests require (numbers.py).
 NOISE = "sci:1~1e-5"
+COLLAPSE = 30
+HALVES = {"test": "held out", "fit": "fitted on", "all": "whole corpus"}
 
 
-def md_table(header: list[str], rows: list[list[str]]) -> str:
+def md_table(header: list[str], rows: list[list[str]], summary: str | None = None) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    table = "\n".join(lines) + "\n"
+    if len(rows) > COLLAPSE:
+        label = summary or f"{len(rows)} rows"
+        return f'\n<details markdown="1">\n<summary>{label}</summary>\n\n{table}\n</details>\n'
+    return table
+
+
+def _range(r, key: str, fmt: str) -> str:
+    """The interval of `key` as one cell: "23.3–29.2%"."""
+    lo, hi = r.cite(f"{key}_lo", fmt), r.cite(f"{key}_hi", fmt)
+    unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else ""
+    return f"{lo.removesuffix(unit)}–{hi}"
+
+
+def _model_name(r, model: str) -> str:
+    return f"{r.cite(f'{model}.checkpoint', 'text')} ({r.cite(f'{model}.n_layers', 'int')} layers)"
 
 
 def lens_summary(r, model: str) -> str:
-    """The centrepiece table: displayed rows under alpha and the two norm lenses."""
-    c = lambda lens, key, fmt: r.cite(f"{model}.{lens}.{key}", fmt)
-    rows = [
-        ["Median sink share"] + [c(l, "median_sink", "pct:1") for l in LENSES],
-        ["Worst row"] + [c(l, "worst_sink", "pct:1") for l in LENSES],
-        ["Rows above 50 %"] + [c(l, "above_50", "int") for l in LENSES],
-        ["Rows above 90 %"] + [c(l, "above_90", "int") for l in LENSES],
-        ["Rows worse than under α", "—"] + [c(l, "worse_rows", "int") for l in LENSES[1:]],
-        ["Largest relative worsening", "—"] + [c(l, "max_relative_worsening", "pct:0") for l in LENSES[1:]],
-        ["Same head as α", "—"] + [c(l, "same_head_as_alpha", "int") for l in LENSES[1:]],
-    ]
+    """The centrepiece: the held-out half's displayed rows under each lens, with intervals."""
+    cells = []
+    def stat(label, key, fmt, lenses=LENSES, interval=True):
+        row = [label]
+        for lens in LENSES:
+            if lens not in lenses:
+                row += ["—", "—"]
+                continue
+            row.append(r.cite(f"{model}.{lens}.{key}", fmt))
+            row.append(_range(r, f"{model}.{lens}.{key}", fmt) if interval else "—")
+        cells.append(row)
+
+    stat("Median sink share", "median_sink", "pct:1")
+    stat("Worst row", "worst_sink", "pct:1")
+    stat("Share of rows above 50 %", "above_50_share", "pct:1")
+    stat("Share of rows above 90 %", "above_90_share", "pct:1")
+    stat("Share of rows worse than under α", "worse_share", "pct:1", LENSES[1:])
+    stat("Share of rows on the same head as α", "same_head_share", "pct:1", LENSES[1:])
+    stat("Median punctuation share", "median_punct", "pct:1")
     n = r.cite(f"{model}.alpha.n_rows", "int")
-    return md_table([f"{n} displayed rows"] + [LENS_LABELS[l] for l in LENSES], rows)
+    s = r.cite(f"{model}.n_test_sentences", "int")
+    head = [f"{n} rows, {s} held-out sentences"]
+    for lens in LENSES:
+        head += [LENS_LABELS[lens], "95% CI"]
+    return md_table(head, cells)
+
+
+def halves(r, model: str) -> str:
+    """The head rule is fitted on one half: the headline numbers on both halves."""
+    rows = []
+    for half, label in HALVES.items():
+        p = f"{model}.{half}"
+        row = [label, r.cite(f"{model}.n_{half}_sentences" if half != "all" else f"{model}.n_sentences", "int")]
+        for lens in LENSES:
+            row.append(r.cite(f"{p}.{lens}.median_sink", "pct:1"))
+        for lens in LENSES:
+            row.append(r.cite(f"{p}.{lens}.above_50_share", "pct:1"))
+        rows.append(row)
+    head = ["Sentences", "Count"] + [f"median sink {LENS_LABELS[l]}" for l in LENSES] + [f"rows > 50 % {LENS_LABELS[l]}" for l in LENSES]
+    return md_table(head, rows)
+
+
+def halves_intervals(r, model: str) -> str:
+    """The two halves' median sink share under α, each with its interval."""
+    rows = []
+    for half in ("fit", "test"):
+        p = f"{model}.{half}.alpha"
+        rows.append([HALVES[half], r.cite(f"{p}.median_sink", "pct:1"), _range(r, f"{p}.median_sink", "pct:1"),
+                     r.cite(f"{p}.above_50_share", "pct:1"), _range(r, f"{p}.above_50_share", "pct:1")])
+    return md_table(["Sentences", "Median sink α", "95% CI", "Rows > 50 % α", "95% CI"], rows)
 
 
 def ratios(r, model: str) -> str:
@@ -38,9 +96,9 @@ def ratios(r, model: str) -> str:
     for token, label in (("cls", "[CLS]"), ("sep", "[SEP]")):
         for vector, vlabel in (("v", "‖v‖"), ("f", "‖f(x)‖")):
             p = f"{model}.ratio.{token}_{vector}"
-            rows.append([label, vlabel, r.cite(f"{p}.median", "ratio:2"),
-                         f"{r.cite(f'{p}.below_1', 'int')} of {r.cite(f'{p}.n', 'int')}"])
-    return md_table(["Token", "Norm", "Median ratio", "Below 1.0"], rows)
+            rows.append([label, vlabel, r.cite(f"{p}.median", "ratio:2"), _range(r, f"{p}.median", "ratio:2"),
+                         r.cite(f"{p}.below_1_share", "pct:1"), _range(r, f"{p}.below_1_share", "pct:1")])
+    return md_table(["Token", "Norm", "Median ratio", "95% CI", "Sentence × head pairs below 1.0", "95% CI"], rows)
 
 
 def ratios_by_layer(r, model: str) -> str:
@@ -53,14 +111,16 @@ def ratios_by_layer(r, model: str) -> str:
 
 
 def per_layer(r, model: str) -> str:
-    """The rule-free view: every head's row for every shown word, by layer."""
+    """The rule-free view: every head's row for every shown word of the held-out half."""
     L = r.numbers[f"{model}.n_layers"]
     rows = []
     for layer in range(L):
         p = f"{model}.layer{layer}"
         rows.append([str(layer)] + [r.cite(f"{p}.{l}.median_sink", "pct:1") for l in LENSES]
-                    + [r.cite(f"{p}.{l}.above_50", "int") for l in LENSES])
-    head = ["Layer"] + [f"median {LENS_LABELS[l]}" for l in LENSES] + [f"> 50 % {LENS_LABELS[l]}" for l in LENSES]
+                    + [r.cite(f"{p}.{l}.above_50_share", "pct:1") for l in LENSES]
+                    + [r.cite(f"{p}.alpha.median_punct", "pct:1")])
+    head = (["Layer"] + [f"median {LENS_LABELS[l]}" for l in LENSES] + [f"> 50 % {LENS_LABELS[l]}" for l in LENSES]
+            + ["median punctuation α"])
     return md_table(head, rows)
 
 
@@ -70,101 +130,187 @@ def layer_picks(r, model: str) -> str:
     return md_table(["Lens"] + [f"layer {i}" for i in range(L)], rows)
 
 
-def displayed_rows(r, model: str) -> str:
-    """Every displayed row: the evidence behind the summary table."""
-    sentences = r.results["sentences"]
-    rows = []
-    for rec in r.results["models"][model]["rows"]:
-        if rec["lens"] != "alpha":
+def _row_link(r, model: str, s: int, w: int, lens: str) -> str:
+    sentence = r.results["sentences"][s]
+    return f"[{s}]({r.instrument_url(model, s, w, lens)} \"{escape(sentence)}\")"
+
+
+def survivors(r, model: str, lens: str = "value_norm") -> str:
+    """The held-out rows still above half under a norm lens, and the formula's prediction
+    for each (measure.predicted_sink), with its head's own [CLS] discount."""
+    rows_ = r.results["models"][model]["rows"]
+    test = set(r.results["models"][model]["halves"]["test"])
+    vec = "v" if lens == "value_norm" else "f"
+    out = []
+    for i, (s, w) in enumerate(zip(rows_["sentence"], rows_["word_index"])):
+        if s not in test or rows_[lens]["sink_share"][i] <= 0.5:
             continue
-        s, w = rec["sentence"], rec["word_index"]
         p = f"{model}.row.s{s}.w{w}"
-        link = r.instrument_url(model, s, w, "alpha")
-        heads = " / ".join(f"L{r.cite(f'{p}.{l}.layer', 'int')}H{r.cite(f'{p}.{l}.head', 'int')}" for l in LENSES)
-        rows.append([
-            f"[{s}]({link} \"{escape(sentences[s])}\")",
-            r.cite(f"{p}.alpha.word", "text"),
-            heads,
-            *[r.cite(f"{p}.{l}.sink_share", "pct:1") for l in LENSES],
-            r.cite(f"{p}.alpha.content_mass", "pct:1"),
+        l, h = rows_[lens]["layer"][i], rows_[lens]["head"][i]
+        out.append([
+            _row_link(r, model, s, w, lens), r.cite(f"{p}.alpha.word", "text"),
+            f"L{r.cite(f'{p}.{lens}.layer', 'int')}H{r.cite(f'{p}.{lens}.head', 'int')}",
+            r.cite(f"{model}.headratio.l{l}h{h}.cls_{vec}", "ratio:2"),
+            r.cite(f"{p}.{lens}.predicted_sink", "pct:1"), r.cite(f"{p}.{lens}.sink_share", "pct:1"),
         ])
-    return md_table(["Sentence", "Word", "Head (α / ‖αv‖ / ‖αf‖)", "Sink α", "Sink ‖αv‖", "Sink ‖αf‖", "Content mass α"], rows)
+    return md_table(["Sentence", "Word", "Head", "Head's median [CLS] ratio", "Predicted sink share",
+                     f"Sink share under {LENS_LABELS[lens]}"], out,
+                    summary=f"The {len(out)} held-out rows above 50 % under {LENS_LABELS[lens]}")
+
+
+def survivor_heads(r, model: str, lens: str = "value_norm") -> str:
+    """The heads that hold the rows still above half, against the median head."""
+    vec = "v" if lens == "value_norm" else "f"
+    p = f"{model}.{lens}"
+    rows = []
+    for i in range(r.numbers[f"{p}.n_above_50_heads"]):
+        l, h = r.numbers[f"{p}.above_50_head{i}.layer"], r.numbers[f"{p}.above_50_head{i}.head"]
+        rows.append([f"L{r.cite(f'{p}.above_50_head{i}.layer', 'int')}H{r.cite(f'{p}.above_50_head{i}.head', 'int')}",
+                     r.cite(f"{p}.above_50_head{i}.rows", "int"),
+                     r.cite(f"{model}.headratio.l{l}h{h}.cls_{vec}", "ratio:2"),
+                     r.cite(f"{model}.headratio.l{l}h{h}.sep_{vec}", "ratio:2")])
+    rows.append(["every head, every held-out sentence (median)", "—", r.cite(f"{model}.ratio.cls_{vec}.median", "ratio:2"),
+                 r.cite(f"{model}.ratio.sep_{vec}.median", "ratio:2")])
+    return md_table(["Head", "Rows above 50 %", "[CLS] ratio (median)", "[SEP] ratio (median)"], rows)
+
+
+def worst_rows(r, model: str, n: int = 20) -> str:
+    """The held-out rows with the most sink under α, each under every lens."""
+    rows_ = r.results["models"][model]["rows"]
+    test = set(r.results["models"][model]["halves"]["test"])
+    order = sorted((i for i, s in enumerate(rows_["sentence"]) if s in test), key=lambda i: -rows_["alpha"]["sink_share"][i])
+    out = []
+    for i in order[:n]:
+        s, w = rows_["sentence"][i], rows_["word_index"][i]
+        p = f"{model}.row.s{s}.w{w}"
+        out.append([_row_link(r, model, s, w, "alpha"), r.cite(f"{p}.alpha.word", "text"),
+                    " / ".join(f"L{r.cite(f'{p}.{l}.layer', 'int')}H{r.cite(f'{p}.{l}.head', 'int')}" for l in LENSES),
+                    *[r.cite(f"{p}.{l}.sink_share", "pct:1") for l in LENSES],
+                    r.cite(f"{p}.alpha.content_mass", "pct:1")])
+    return md_table(["Sentence", "Word", "Head (α / ‖αv‖ / ‖αf‖)", "Sink α", "Sink ‖αv‖", "Sink ‖αf‖", "Content mass α"], out)
 
 
 def depth(r) -> str:
-    """Models side by side: the norm-lens article's numbers per model."""
+    """Models side by side: the norm-lens article's numbers per model (held-out half)."""
     rows = []
-    for key, m in r.results["models"].items():
+    for key in r.results["models"]:
         c = lambda k, fmt: r.cite(f"{key}.{k}", fmt)
         rows.append([
-            f"{escape(m['model'])} ({c('n_layers', 'int')} layers)",
-            c("alpha.median_sink", "pct:1"), c("value_norm.median_sink", "pct:1"),
-            c("alpha.above_50", "int"), c("value_norm.above_50", "int"),
-            c("ratio.cls_v.median", "ratio:2"), c("ratio.sep_v.median", "ratio:2"),
+            _model_name(r, key), c("alpha.all_heads_median_sink", "pct:1"), c("alpha.median_sink", "pct:1"),
+            c("value_norm.median_sink", "pct:1"), c("alpha.above_50_share", "pct:1"), c("value_norm.above_50_share", "pct:1"),
+            c("ratio.cls_v.median", "ratio:2"), c("ratio.sep_v.median", "ratio:2"), c("alpha.median_punct", "pct:1"),
             c("adopted", "yesno"),
         ])
-    head = ["Model", "Median α", "Median ‖αv‖", "> 50 % α", "> 50 % ‖αv‖", "[CLS] ‖v‖", "[SEP] ‖v‖", "Adopted"]
+    head = ["Model", "Median α, every head", "Median α, displayed", "Median ‖αv‖, displayed", "> 50 % α", "> 50 % ‖αv‖",
+            "[CLS] ‖v‖ ratio", "[SEP] ‖v‖ ratio", "Median punctuation α", "Adopted"]
     return md_table(head, rows)
+
+
+def verdicts(r) -> str:
+    """The stop rule, as written, on every displayed row of every model."""
+    rows = []
+    for key in r.results["models"]:
+        for lens in r.results["stop_rule"]["lenses"]:
+            p = f"{key}.verdict.{lens}"
+            rows.append([_model_name(r, key), LENS_LABELS[lens], r.cite(f"{p}.rows_above", "int"),
+                         r.cite(f"{p}.n_rows", "int"), r.cite(f"{p}.share_above", "pct:1"),
+                         "adopted" if r.numbers[f"{p}.adopted"] else "not adopted"])
+    return md_table(["Model", "Lens", "Rows above the threshold", "Displayed rows", "Share", "Verdict"], rows)
 
 
 def checks(r, model: str) -> str:
     p = f"{model}.check"
     rows = [
+        ["Sentences the oracle re-ran", r.cite(f"{p}.oracle_sentences", "int")],
         ["Reference vs oracle, attention (max abs)", r.cite(f"{p}.oracle_max_abs_alpha", NOISE)],
         ["Reference vs oracle, last hidden state (max abs)", r.cite(f"{p}.oracle_max_abs_hidden", NOISE)],
         ["Reference vs oracle, displayed sink shares (max abs)", r.cite(f"{p}.oracle_max_abs_sink", NOISE)],
         ["Oracle opens the same head for every row", r.cite(f"{p}.oracle_same_heads", "yesno")],
-        ["Value norms forced to 1.0: max difference from α", r.cite(f"{p}.unit_norms_max_diff", "sci:1")],
-        ["[CLS] value norm forced to 0: median sink share", r.cite(f"{p}.cls_zero_median_sink", "pct:2")],
+        ["Norms forced to 1.0 vs α folded by loops (max abs)", r.cite(f"{p}.unit_norms_max_diff", "sci:1~1e-6")],
+        ["... within float32 rounding of α's row sums", r.cite(f"{p}.unit_norms_agree", "yesno")],
+        ["[CLS] value norm forced to 0: median sink share under ‖α v‖", r.cite(f"{p}.cls_zero_median_sink", "pct:2")],
     ]
     return md_table(["Check", "Result"], rows)
 
 
 def anchors(r, model: str) -> str:
+    """Recorded anchor rows: the value the lock recorded beside the one measured now."""
     rows = []
     for i, a in enumerate(r.results["models"][model]["anchors"]):
         p = f"{model}.anchor{i}"
+        recorded = lambda k, fmt: r.locked_text(f"{p}.{k}", fmt)
         rows.append([
             f"[{escape(a['from_word'])} → {escape(a['to_word'])}]({r.instrument_url(model, a['sentence'])})",
             f"L{r.cite(f'{p}.layer', 'int')}H{r.cite(f'{p}.head', 'int')}",
-            r.cite(f"{p}.weight", "fixed:3"),
-            r.cite(f"{p}.sink_share", "pct:1"),
+            recorded("weight", "fixed:3"), r.cite(f"{p}.weight", "fixed:3"),
+            recorded("sink_share", "pct:1"), r.cite(f"{p}.sink_share", "pct:1"),
         ])
-    return md_table(["Anchor row", "Head", "Displayed weight", "Row's sink share"], rows)
+    return md_table(["Anchor row", "Head", "Displayed weight, recorded", "... measured now", "Row's sink share, recorded",
+                     "... measured now"], rows)
 
 
 def rollout(r) -> str:
     rows = []
-    for key, m in r.results["models"].items():
+    for key in r.results["models"]:
         c = lambda k, fmt: r.cite(f"{key}.rollout.{k}", fmt)
-        rows.append([escape(m["model"]), c("n_rows", "int"), c("min_entropy", "fixed:3"), c("median_entropy", "fixed:3"),
-                     c("max_entropy", "fixed:3"), c("above_90", "int"), c("median_top_margin", "fixed:3")])
-    return md_table(["Model", "Rows", "Min entropy", "Median", "Max", "Above 0.9", "Median top-1 margin"], rows)
+        rows.append([_model_name(r, key), c("n_rows", "int"), c("median_entropy", "fixed:3"), c("max_entropy", "fixed:3"),
+                     c("median_sink", "pct:1"), c("top_on_sink", "int"), c("top_on_self", "int")])
+    return md_table(["Model", "Rows", "Median entropy, full row", "Max", "Median weight on [CLS] + [SEP]",
+                     "Rows topped by [CLS]/[SEP]", "Rows topped by the word itself"], rows)
 
 
 def rollout_displayed(r) -> str:
-    """Where the rollout row's mass sits, and what is left once it is displayed
-    ([CLS], [SEP] and the word itself dropped, the rest renormalized)."""
+    """The rollout row as the instrument would display it, against a row of the same
+    length with one clearly preferred word."""
     rows = []
-    for key, m in r.results["models"].items():
+    for key in r.results["models"]:
         c = lambda k, fmt: r.cite(f"{key}.rollout.{k}", fmt)
-        n = c("n_rows", "int")
-        rows.append([escape(m["model"]), f"{c('top_on_sink', 'int')} of {n}", f"{c('top_on_self', 'int')} of {n}",
-                     c("median_sink", "pct:1"), c("displayed_min_entropy", "fixed:3"),
-                     c("displayed_median_entropy", "fixed:3"), c("displayed_max_entropy", "fixed:3"),
-                     c("displayed_above_90", "int"), c("displayed_median_top_margin", "fixed:3")])
-    return md_table(["Model", "Top weight on [CLS]/[SEP]", "Top weight on the word itself", "Median sink share",
-                     "Displayed: min entropy", "Median", "Max", "Above 0.9", "Median top-1 margin"], rows)
+        rows.append([_model_name(r, key), c("displayed_median_entropy", "fixed:3"),
+                     _range(r, f"{key}.rollout.displayed_median_entropy", "fixed:3"),
+                     c("displayed_min_entropy", "fixed:3"), c("one_clear_word_entropy", "fixed:3"),
+                     c("displayed_median_top_margin", "pct:1")])
+    return md_table(["Model", "Median entropy, displayed row", "95% CI", "Lowest", "Half on one word, same length",
+                     "Median gap, top two words"], rows)
+
+
+def rollout_ranking(r) -> str:
+    """Is the rollout's ranking noise? Drop one layer; compare with the instrument."""
+    rows = []
+    for key in r.results["models"]:
+        c = lambda k, fmt: r.cite(f"{key}.rollout.{k}", fmt)
+        rows.append([_model_name(r, key), c("drop_layer_spearman", "fixed:3"), _range(r, f"{key}.rollout.drop_layer_spearman", "fixed:3"),
+                     c("drop_layer_same_top", "pct:1"), c("agrees_with_instrument", "pct:1"),
+                     _range(r, f"{key}.rollout.agrees_with_instrument", "pct:1"), c("chance_agreement", "pct:1")])
+    return md_table(["Model", "Rank correlation, one layer dropped (median)", "95% CI", "Same top word, one layer dropped",
+                     "Top word = the instrument's", "95% CI", "... by chance"], rows)
+
+
+def flip_summary(r, lens: str = "alpha") -> str:
+    rows = []
+    for key in r.results["models"]:
+        p = f"{key}.flip.{lens}"
+        rows.append([_model_name(r, key), r.cite(f"{p}.n_heads", "int"), r.cite(f"{p}.layer0_changed", "int"),
+                     r.cite(f"{p}.changed_share", "pct:1"), _range(r, f"{p}.changed_share", "pct:1"),
+                     r.cite(f"{p}.toward_share", "pct:1"), _range(r, f"{p}.toward_share", "pct:1"),
+                     r.cite(f"{p}.most_pairs_followed", "int"),
+                     r.cite(f"{key}.flip.model_follows", "pct:1"), _range(r, f"{key}.flip.model_follows", "pct:1")])
+    return md_table(["Model", "Heads counted (layer 0 apart)", "Layer-0 heads whose winner changes",
+                     "(pair, head) whose winner changes", "95% CI", "... that moved toward the reader", "95% CI",
+                     "Most pairs one head follows", "Sentences: final state nearer the reader's referent", "95% CI"], rows)
 
 
 def flips(r, model: str, lens: str = "alpha") -> str:
-    rows = []
-    for i, pair in enumerate(r.results["models"][model]["flips"][LENSES.index(lens)]["pairs"]):
-        a, b = (r.results["sentences"][s] for s in pair["sentences"])
+    out = []
+    for i, pair in enumerate(r.results["models"][model]["flips"]["lenses"][lens]["pairs"]):
+        a, b = pair["sentences"]
         p = f"{model}.flip.{lens}.pair{i}"
-        rows.append([escape(a), escape(b), f"{r.cite(f'{p}.changed', 'int')} of {r.cite(f'{p}.n_heads', 'int')}",
-                     r.cite(f"{p}.follows_reader", "int")])
-    return md_table(["Sentence A", "Sentence B", "Heads whose winner changes", "Heads that follow the reader"], rows)
+        out.append([escape(a), escape(b), escape(" → ".join(pair["referents"])),
+                    f"{r.cite(f'{p}.changed', 'int')}", r.cite(f"{p}.toward_reader", "int"),
+                    r.cite(f"{p}.mean_shift", "fixed:4"), r.cite(f"{p}.follows_reader", "int")])
+    n = r.cite(f"{model}.flip.{lens}.n_heads", "int")
+    return md_table(["Sentence A", "Sentence B", "Reader's referent", f"Heads (of {n}) whose winner changes",
+                     "Heads moving toward the reader", "Mean shift toward the reader", "Heads that follow the reader"],
+                    out, summary=f"All {len(out)} pairs, head by head counts")
 
 
 def mutant(r, model: str, name: str = "wrong_agg") -> str:
@@ -200,27 +346,47 @@ def mutant(r, model: str, name: str = "wrong_agg") -> str:
 def provenance(r) -> str:
     """Each measured model: what it is and which exact file the numbers come from."""
     rows = []
-    for key, m in r.results["models"].items():
+    for key in r.results["models"]:
         c = lambda k, fmt="int": r.cite(f"{key}.{k}", fmt)
-        rows.append([c("model", "text"), f"`{key}`", c("n_layers"), c("n_heads"), c("source", "text"),
+        package = r.numbers[f"{key}.package"]
+        rows.append([c("checkpoint", "text"), f"`{key}`", c("n_layers"), c("n_heads"), c("d_model"),
+                     f"`{c('package', 'text')}`" if package else "a local folder", c("source", "text"),
                      f"`{c('sha256', 'text')}`"])
     libs = ", ".join(f"{name} {r.cite(f'library.{name}', 'text')}" for name in r.results["provenance"]["libraries"])
-    return md_table(["Model", "Key", "Layers", "Heads", "Weights", "sha256 of the weights file"], rows) + f"\nLibraries: {libs}.\n"
+    return (md_table(["Checkpoint", "Key", "Layers", "Heads", "Hidden size", "Package", "Weights", "sha256 of the weights"], rows)
+            + f"\nLibraries: {libs}.\n")
 
 
 def agreement(r) -> str:
     """Reference vs oracle on the corpus, per model."""
     rows = []
-    for key, m in r.results["models"].items():
+    for key in r.results["models"]:
         c = lambda k, fmt: r.cite(f"{key}.check.{k}", fmt)
-        rows.append([escape(m["model"]), c("oracle_max_abs_alpha", NOISE), c("oracle_max_abs_hidden", NOISE),
-                     c("oracle_max_abs_sink", NOISE), c("oracle_same_heads", "yesno")])
-    return md_table(["Model", "Attention (max abs)", "Last hidden state (max abs)", "Displayed sink shares (max abs)",
-                     "Same head for every row"], rows)
+        rows.append([_model_name(r, key), c("oracle_sentences", "int"), c("oracle_max_abs_alpha", NOISE),
+                     c("oracle_max_abs_hidden", NOISE), c("oracle_max_abs_sink", NOISE), c("oracle_same_heads", "yesno")])
+    return md_table(["Model", "Sentences re-run", "Attention (max abs)", "Last hidden state (max abs)",
+                     "Displayed sink shares (max abs)", "Same head for every row"], rows)
+
+
+def corpus(r) -> str:
+    """What the corpus is made of: registers, and sentences per length."""
+    regs = [[escape(name), r.cite(f"corpus.register.{name}", "int")] for name in r.results["corpus"]["registers"]]
+    lengths = []
+    for i, _ in enumerate(r.results["corpus"]["length_histogram"]):
+        p = f"corpus.length{i}"
+        lengths.append([f"{r.cite(f'{p}.from', 'int')}–{r.cite(f'{p}.to', 'int')}", r.cite(f"{p}.sentences", "int")])
+    return (md_table(["Register", "Sentences"], regs) + "\n"
+            + md_table(["Words per sentence", "Sentences"], lengths))
+
+
+def tokens(r) -> str:
+    rows = [[_model_name(r, key), r.cite(f"{key}.tokens_per_word", "fixed:2")] for key in r.results["models"]]
+    return md_table(["Model", "Tokens per word"], rows)
 
 
 TABLES = {
     f.__name__: f
-    for f in (provenance, agreement, lens_summary, ratios, ratios_by_layer, per_layer, layer_picks, displayed_rows, depth, checks,
-              anchors, rollout, flips, mutant, rollout_displayed)
+    for f in (provenance, agreement, lens_summary, halves, halves_intervals, ratios, ratios_by_layer, per_layer,
+              layer_picks, survivors, survivor_heads, worst_rows, depth, verdicts, checks, anchors, rollout,
+              rollout_displayed, rollout_ranking, flip_summary, flips, mutant, corpus, tokens)
 }
