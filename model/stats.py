@@ -102,6 +102,8 @@ class LensSummary:
     all_heads_median_sink_lo: float
     all_heads_median_sink_hi: float
     sep_fraction_of_sink: float                 # of all displayed sink mass, the part on [SEP]
+    worst: dict                                 # the worst row: sentence, word_index, layer, head,
+                                                # content_mass, top_word, top_weight
     # Norm lenses only, against alpha on the same words:
     worse_rows: int | None = None               # sink share higher than under alpha
     worse_share: float | None = None
@@ -154,6 +156,7 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
             all_heads_median_sink_lo=lo,
             all_heads_median_sink_hi=hi,
             sep_fraction_of_sink=float(d.sep[m].sum() / sink.sum()),
+            worst=_row(corpus, d, int(np.flatnonzero(m)[np.argmax(sink)])),
         )
         if lens != "alpha":
             a = alpha.sink[m]
@@ -181,6 +184,14 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
                 s.above_50_heads = [[int(l), int(h), int(c)] for (l, h), c in zip(heads, counts)]
         out[lens] = s
     return out
+
+
+def _row(corpus: "Corpus", d: "Displayed", r: int) -> dict:
+    """One displayed row, as the pages cite it."""
+    s, w = int(d.sentence[r]), int(d.word[r])
+    return {"sentence": s, "word_index": w, "layer": int(d.layer[r]), "head": int(d.head[r]),
+            "sink_share": float(d.sink[r]), "content_mass": float(d.mass[r]),
+            "top_word": corpus.toks[s].words[int(d.top_word[r])], "top_weight": float(d.top_weight[r])}
 
 
 @dataclass

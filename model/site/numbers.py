@@ -104,7 +104,8 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
     for lens, s in m["summary"].items():
         p = f"{k}.{lens}"
         _put(out, p, s["stats"])
-        _put(out, p, {key: v for key, v in s.items() if key not in ("stats", "layer_picks", "above_50_heads")})
+        _put(out, p, {key: v for key, v in s.items() if key not in ("stats", "layer_picks", "above_50_heads", "worst")})
+        _put(out, f"{p}.worst", s["worst"])
         out[f"{p}.worst_sentence_text"] = sentences[s["stats"]["worst_sentence"]]
         out[f"{p}.n_positional"] = len(m["positional_heads"][lens])
         for layer, n in enumerate(s["layer_picks"]):
@@ -129,6 +130,8 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
                                                "share_above": v["rows_above"] / v["n_rows"], "adopted": v["adopted"]})
     for i, a in enumerate(m["anchors"]):
         _put(out, f"{k}.anchor{i}", a)
+    for ex in m["examples"]:
+        _put(out, f"{k}.example.{ex['name']}", ex)
     if m["checks"]:
         _put(out, f"{k}.check", m["checks"])
     _put(out, f"{k}.rollout", m["rollout"])

@@ -9,6 +9,7 @@ The injection syntax, written in Markdown (or a notebook's markdown cells):
     {{ chart("sink_scatter", model="l6") }}           a chart (Vega-Lite, drawn in the browser)
     {{ claim("l6.value_norm.above_90 == 0") }}        a checked statement; prints nothing
     {{ instrument("l6", 3, 2, "alpha") }}             a link to that row in the instrument
+    {{ row_link("l6.alpha.worst") }}                  ... to the row a results entry names
 
 Every call records (key, format, page, line). An unknown key, a bad format, a syntax
 error or an unknown table or chart is a `PageError` naming page and line.
@@ -171,6 +172,13 @@ class Renderer:
     def _instrument(self, model: str, sentence: int, word: int | None = None, lens: str = "alpha") -> str:
         return self.instrument_url(model, sentence, word, lens)
 
+    def _row_link(self, prefix: str, lens: str = "alpha") -> str:
+        """The instrument's link to the row a results entry names: `row_link("l6.alpha.worst")`
+        reads its `sentence` and `word_index` (so the link follows the data)."""
+        model = prefix.split(".", 1)[0]
+        sentence, word = (nums.lookup(self.numbers, f"{prefix}.{k}") for k in ("sentence", "word_index"))
+        return self.instrument_url(model, sentence, word, lens)
+
     # -- rendering ------------------------------------------------------------------------
 
     def render(self, page: str, source: str) -> Rendered:
@@ -178,7 +186,7 @@ class Renderer:
         self._rendered = Rendered(page=page, text="")
         glob = {
             "num": self._num, "ci": self._ci, "text": self._text, "claim": self._claim, "table": self._table,
-            "chart": self._chart, "instrument": self._instrument,
+            "chart": self._chart, "instrument": self._instrument, "row_link": self._row_link,
         }
         try:
             code = self.env.compile(source, name=page, filename=page)
