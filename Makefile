@@ -1,10 +1,15 @@
 # Two commands set everything up on a fresh machine with Python 3.11:
 #   make site   create .venv, install the pinned packages, build the site into site/
-#   make test   create .venv if needed, run the whole suite (and the numbers gate)
+#   make test   create .venv if needed, run the whole suite (and the numbers gate);
+#               also installs axe-core from npm for the accessibility tests (needs Node)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# axe-core, pinned in package.json / package-lock.json: the WCAG checks of
+# tests/test_browser_a11y.py inject it into the pages under test. Test-only: it lives in
+# node_modules/, outside docs/, so it is never published with the site.
+AXE    := node_modules/axe-core/axe.min.js
 # mkdocs-material prints a banner about MkDocs 2.0 on every build; we pin mkdocs<2.
 export NO_MKDOCS_2_WARNING := 1
 
@@ -22,7 +27,11 @@ $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 site: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
-test: $(STAMP)
+$(AXE): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(AXE)
+
+test: $(STAMP) $(AXE)
 	$(BIN)/python -m model check
 	$(BIN)/python -m pytest
 
