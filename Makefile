@@ -1,7 +1,8 @@
 # Two commands set everything up on a fresh machine with Python 3.11:
 #   make site   create .venv, install the pinned packages, build the site into site/
-#   make test   create .venv if needed, install the browser the tests drive if it is
-#               missing, run the numbers gate and the whole suite
+#   make test   create .venv if needed, install what the browser tests need if it is
+#               missing (Debian's chromium; axe-core from npm), run the numbers gate
+#               and the whole suite
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -9,6 +10,10 @@ STAMP  := $(VENV)/.installed
 # The browser tests drive Debian's Chromium (Playwright's own browser download cannot work
 # on these machines). Installed here, the one place that knows how, when it is missing.
 CHROMIUM := /usr/bin/chromium
+# axe-core, pinned in package.json / package-lock.json: the WCAG checks of
+# tests/test_browser_a11y.py inject it into the pages under test. Test-only: it lives in
+# node_modules/, outside docs/, so it is never published with the site.
+AXE    := node_modules/axe-core/axe.min.js
 # mkdocs-material prints a banner about MkDocs 2.0 on every build; we pin mkdocs<2.
 export NO_MKDOCS_2_WARNING := 1
 
@@ -34,7 +39,11 @@ $(CHROMIUM):
 site: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
-test: $(STAMP) $(CHROMIUM)
+$(AXE): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(AXE)
+
+test: $(STAMP) $(CHROMIUM) $(AXE)
 	$(BIN)/python -m model check
 	$(BIN)/python -m pytest
 

@@ -167,6 +167,8 @@ class Example:
     head: int
     columns: list[str]             # [CLS], the sentence's words, [SEP]
     full: dict[str, list[float]]   # lens -> the full word row on this head
+    sink_alpha: float              # its sink share under alpha, and under ||alpha v||, on this head
+    sink_value_norm: float
     rollout: list[float]           # the word's attention-rollout row (all heads, all layers)
 
 
@@ -181,10 +183,13 @@ def examples(corpus: Corpus, rows: dict[str, Displayed], sentences: list[int]) -
         r = int(idx[pick(d.sink[idx])])
         s, w, l, h = (int(x) for x in (d.sentence[r], d.word[r], d.layer[r], d.head[r]))
         tok = corpus.toks[s]
+        full = {k: corpus.word_rows(s, k)[l, h, w] for k in LENSES}
         out.append(Example(
             name=name, sentence=s, word_index=w, word=tok.words[w], layer=l, head=h,
             columns=["[CLS]", *tok.words, "[SEP]"],
-            full={k: corpus.word_rows(s, k)[l, h, w].tolist() for k in LENSES},
+            full={k: v.tolist() for k, v in full.items()},
+            sink_alpha=float(full["alpha"][0] + full["alpha"][-1]),
+            sink_value_norm=float(full["value_norm"][0] + full["value_norm"][-1]),
             rollout=instrument.word_rows(rollout_of(corpus.acts[s].alpha), corpus.wms[s])[w].tolist(),
         ))
     return out

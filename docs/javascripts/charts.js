@@ -1,21 +1,80 @@
-// Draw every chart on the page from its data-spec attribute (Vega-Lite JSON).
-// Material's instant navigation swaps pages without reloading scripts, and re-runs
-// inline scripts without their attributes, so charts are drawn on each document$ event.
+// Draw every chart on the page from its data-spec attribute (Vega-Lite JSON), in the
+// colours of the reader's palette. Material's instant navigation swaps pages without
+// reloading scripts, and re-runs inline scripts without their attributes, so charts are
+// drawn on each document$ event; the palette toggle changes body's
+// data-md-color-scheme, which an observer turns into a redraw of the page's charts.
 (function () {
-  function drawCharts() {
-    document.querySelectorAll("div.vega-chart[data-spec]").forEach(function (el) {
-      if (el.dataset.drawn) return;
-      el.dataset.drawn = "1";
-      var spec = JSON.parse(el.getAttribute("data-spec"));
-      window.vegaEmbed(el, spec, { actions: false, renderer: "svg" }).catch(function (err) {
+  // The marks' colours are the same in both palettes (so a colour means the same lens or
+  // model in either, and a chart prints from either): Okabe & Ito's colour-blind-safe
+  // hues, as mid-tones that keep 3.4:1 or more on white and on slate (WCAG 1.4.11 asks
+  // 3:1). Text, axes and background follow the palette; text keeps 4.5:1 on the chart.
+  var CATEGORY = ["#2a84c8", "#d55e00", "#009e73", "#c15fa0", "#7b61ff", "#9d755d"];
+  var THEMES = {
+    default: { text: "#212121", muted: "#424242", domain: "#757575", grid: "#e0e0e0" },
+    slate: { text: "#e2e4e9", muted: "#c3c7d1", domain: "#9aa0ac", grid: "#3a3f4b" },
+  };
+
+  function scheme() {
+    var name = document.body.getAttribute("data-md-color-scheme");
+    return THEMES[name] ? name : "default";
+  }
+
+  // A Vega-Lite config for one palette. The background is the page's own, read from the
+  // stylesheet, so the chart sits on the page rather than in a white box at night.
+  function config(name) {
+    var t = THEMES[name];
+    var axis = {
+      domainColor: t.domain, tickColor: t.domain, gridColor: t.grid,
+      labelColor: t.muted, titleColor: t.text,
+    };
+    return {
+      background: getComputedStyle(document.body).backgroundColor || "transparent",
+      view: { stroke: t.grid },
+      axis: axis,
+      // Under the chart, not beside it: on a phone the chart scrolls sideways in its
+      // frame, and a legend on the right would start off screen. A legend for dashes
+      // (not colours) draws its symbols in the text's colour, not Vega's black.
+      legend: {
+        labelColor: t.muted, titleColor: t.text, orient: "bottom",
+        symbolBaseStrokeColor: t.text, symbolBaseFillColor: "transparent",
+      },
+      header: { labelColor: t.text, titleColor: t.text },
+      title: { color: t.text, subtitleColor: t.muted },
+      range: { category: CATEGORY },
+    };
+  }
+
+  function draw(el) {
+    var name = scheme();
+    if (el.dataset.drawn === name) return;
+    el.dataset.drawn = name;
+    if (el.__view) el.__view.finalize();  // free the previous drawing's listeners
+    var token = (el.__token = (el.__token || 0) + 1);
+    var spec = JSON.parse(el.getAttribute("data-spec"));
+    window.vegaEmbed(el, spec, { actions: false, renderer: "svg", config: config(name) })
+      .then(function (result) {
+        if (token !== el.__token) return result.view.finalize();  // toggled again meanwhile
+        el.__view = result.view;
+        el.dataset.scheme = name;  // what the chart on screen was drawn with (tests read it)
+        if (window.a11yScrollRegions) window.a11yScrollRegions();
+      })
+      .catch(function (err) {
         el.textContent = "Chart failed to render: " + err;
         console.error(err);
       });
-    });
   }
+
+  function drawCharts() {
+    document.querySelectorAll("div.vega-chart[data-spec]").forEach(draw);
+  }
+
   if (window.document$) {
     window.document$.subscribe(drawCharts);
   } else {
     document.addEventListener("DOMContentLoaded", drawCharts);
   }
+  // body survives instant navigation, so one observer serves every page.
+  new MutationObserver(drawCharts).observe(document.body, {
+    attributes: true, attributeFilter: ["data-md-color-scheme"],
+  });
 })();

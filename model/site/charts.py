@@ -1,12 +1,23 @@
-"""Charts, as Vega-Lite specs built with Altair from the results.
+"""Charts, as Vega-Lite specs built with Altair from the results, and their words.
 
-`CHARTS` maps a chart's name to a builder `(results, **args) -> alt.Chart`; a page asks
-for `chart("sink_scatter", model="l6")`, whose id is "sink_scatter/l6". Specs are built
-once per results (and per version of this file) and cached, so a warm build never
-imports Altair. Data rides inline in the spec; every field an encoding names must exist
-in the data or be made by a transform, or the build stops naming the chart and field.
+`CHARTS` maps a chart's name to a builder `(results, **args) -> alt.Chart`, `WORDS` to
+a describer `(results, num, **args) -> Words`; a page asks for
+`chart("sink_scatter", model="l6")`, whose id is "sink_scatter/l6". Specs are built
+once per results (and per version of the site code) and cached, so a warm build never
+imports Altair. Data rides inline in the spec (counts, not rows, where a histogram
+would otherwise carry thousands); every field an encoding names must exist in the data
+or be made by a transform, or the build stops naming the chart and field.
+
+Words: each chart has a caption (shown under it) and a text alternative (read out in
+its place to a reader who does not see it): what is plotted, over what range, and the
+one thing it shows. Each describer sits beside its builder and reads the same results;
+every number it prints goes through the page's `num`, so it is cited, locked and gated
+like any number in the prose: one that moves fails the build.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 from ..errors import UserError
 from ..instrument import LENS_LABELS
@@ -16,6 +27,20 @@ WIDTH = 560
 
 class ChartError(UserError, ValueError):
     pass
+
+
+@dataclass(frozen=True)
+class Words:
+    """A chart in words, as plain text (the page escapes it)."""
+    caption: str  # shown under the chart: what is plotted and how to read it
+    alt: str      # read in the chart's place: what, over what range, the one thing it shows
+
+
+Num = Callable[[str, str], str]  # the page's num(key, format): prints and cites a number
+
+
+def _name(results: dict, model: str) -> str:
+    return results["models"][model]["checkpoint"].split("/")[-1]
 
 
 def _alt():
@@ -45,6 +70,7 @@ def sink_scatter(results: dict, model: str):
         x=alt.X("alpha:Q", title="sink share under α", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
         y=alt.Y("norm:Q", title="sink share under the norm lens", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
         color=alt.Color("lens:N", title="lens"),
+        shape=alt.Shape("lens:N", title="lens"),  # not by colour alone
         tooltip=["word:N", "sentence:Q", alt.Tooltip("alpha:Q", format=".1%"), alt.Tooltip("norm:Q", format=".1%")],
     )
     diagonal = alt.Chart(alt.Data(values=[{"a": 0.0}, {"a": 1.0}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
@@ -108,7 +134,10 @@ def _ratio_lines(alt, data, x, x_title):
     lines = alt.Chart(alt.Data(values=data)).mark_line(point=True).encode(
         x=alt.X(x, title=x_title),
         y=alt.Y("median:Q", title="median norm ratio to a content token"),
-        color=alt.Color("series:N", title=None),
+        # Colour and dash both tell the lines apart (not colour alone); the legend shows
+        # a stroke, so the dash is seen in it too.
+        color=alt.Color("series:N", title=None, legend=alt.Legend(symbolType="stroke")),
+        strokeDash=alt.StrokeDash("series:N", title=None),
         tooltip=["series:N", alt.Tooltip("median:Q", format=".2f")],
     )
     one = alt.Chart(alt.Data(values=[{"y": 1.0}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="y:Q")
@@ -126,8 +155,8 @@ def depth_sink(results: dict):
     return alt.Chart(alt.Data(values=data)).mark_line(point=True).encode(
         x=alt.X("depth:Q", title="relative depth (layer / number of layers)"),
         y=alt.Y("median:Q", title="median sink share, all heads", axis=alt.Axis(format="%")),
-        color=alt.Color("model:N"),
-        strokeDash=alt.StrokeDash("lens:N"),
+        color=alt.Color("model:N", legend=alt.Legend(symbolType="stroke")),
+        strokeDash=alt.StrokeDash("lens:N", legend=alt.Legend(symbolType="stroke")),
         tooltip=["model:N", "lens:N", alt.Tooltip("median:Q", format=".1%")],
     ).properties(width=WIDTH, height=300)
 
@@ -263,6 +292,166 @@ def mutant_sinks(results: dict, model: str):
     return (diagonal + points).properties(width=WIDTH, height=WIDTH * 0.75)
 
 
+# -- the charts in words ----------------------------------------------------------------------
+
+def sink_scatter_words(results: dict, num: Num, model: str) -> Words:
+    k = model
+    return Words(
+        f"Every held-out displayed row of {_name(results, model)}: its sink share under α (across) and "
+        "under a norm lens (up), one point per row and lens. Points under the dashed diagonal lost sink "
+        "share under the norm lens; the red line is the stop rule's 50 %.",
+        f"Scatter plot of {num(f'{k}.alpha.n_rows', 'int')} rows under each of ‖α v‖ and ‖α f(x)‖, both axes "
+        f"from 0 % to 100 %. Under α the median row gives {num(f'{k}.alpha.median_sink', 'pct:1')} of its "
+        f"weight to [CLS] and [SEP]; under ‖α v‖ {num(f'{k}.value_norm.median_sink', 'pct:1')}. The cloud "
+        f"falls toward the floor but does not reach it: {num(f'{k}.value_norm.above_50', 'int')} rows stay "
+        f"above 50 % under ‖α v‖, and {num(f'{k}.value_norm.worse_rows', 'int')} rise above the diagonal.",
+    )
+
+
+def sink_distribution_words(results: dict, num: Num, model: str) -> Words:
+    k = model
+    per_lens = "; ".join(
+        f"under {LENS_LABELS[lens]} the median row gives {num(f'{k}.{lens}.median_sink', 'pct:1')} and "
+        f"{num(f'{k}.{lens}.above_50_share', 'pct:1')} of rows give more than half"
+        for lens in LENS_LABELS
+    )
+    return Words(
+        f"How much of each held-out displayed row of {_name(results, model)} goes to [CLS] and [SEP], one "
+        "panel per lens; each bar counts the rows in a 5-point band of sink share.",
+        f"One histogram per lens, {num(f'{k}.alpha.n_rows', 'int')} rows each, sink share from 0 % to 100 %: "
+        f"{per_lens}.",
+    )
+
+
+def _ratio_range(m: dict, k: str, token: str, num: Num) -> str:
+    """"[CLS] from 0.03 (layer 2) to 0.18 (layer 0)": the ‖v‖ line's lowest and highest layer."""
+    medians = {r["layer"]: r["median"] for r in m["ratios"]
+               if r["layer"] is not None and r["token"] == token and r["vector"] == "v"}
+    lo, hi = min(medians, key=medians.get), max(medians, key=medians.get)
+    return (f"[{token.upper()}] from {num(f'{k}.layer{lo}.ratio.{token}_v.median', 'ratio:2')} "
+            f"(layer {lo}) to {num(f'{k}.layer{hi}.ratio.{token}_v.median', 'ratio:2')} (layer {hi})")
+
+
+def ratio_by_layer_words(results: dict, num: Num, model: str) -> Words:
+    m = results["models"][model]
+    ranges = "; ".join(_ratio_range(m, model, token, num) for token in ("cls", "sep"))
+    return Words(
+        f"The norm of [CLS] and of [SEP], as a multiple of the mean content token's, layer by layer in "
+        f"{_name(results, model)} (median over held-out sentences and heads); the dashed line at 1 is "
+        "“as large as a content word”.",
+        f"Line chart over {num(f'{model}.n_layers', 'int')} layers numbered from 0, one line for each of ‖v‖ "
+        f"and ‖f(x)‖ of [CLS] and of [SEP]. Value norm ‖v‖: {ranges}.",
+    )
+
+
+def depth_ratio_words(results: dict, num: Num) -> Words:
+    per_model = "; ".join(
+        f"{_name(results, k)} ({num(f'{k}.n_layers', 'int')} layers): "
+        + ", ".join(_ratio_range(m, k, token, num) for token in ("cls", "sep"))
+        for k, m in results["models"].items()
+    )
+    return Words(
+        "The value norm of [CLS] and of [SEP], as a multiple of the mean content token's, against "
+        "relative depth, one line per model and token; the dashed line at 1 is “as large as a content word”.",
+        f"Line chart, relative depth from the first layer to 1 (the last). {per_model}.",
+    )
+
+
+def depth_sink_words(results: dict, num: Num) -> Words:
+    def span(k: str, m: dict, lens: str) -> str:
+        medians = {s["layer"]: s["stats"]["median_sink"] for s in m["per_layer"] if s["lens"] == lens}
+        lo, hi = min(medians, key=medians.get), max(medians, key=medians.get)
+        return (f"under {LENS_LABELS[lens]} from {num(f'{k}.layer{lo}.{lens}.median_sink', 'pct:1')} "
+                f"(layer {lo}) to {num(f'{k}.layer{hi}.{lens}.median_sink', 'pct:1')} (layer {hi})")
+
+    per_model = "; ".join(f"{_name(results, k)}: " + ", ".join(span(k, m, lens) for lens in ("alpha", "value_norm"))
+                          for k, m in results["models"].items())
+    return Words(
+        "The median sink share of every head's rows (held-out half), layer by layer, against relative "
+        "depth: one colour per model, one dash pattern per lens.",
+        f"Line chart, relative depth from the first layer to 1 (the last), sink share in %. {per_model}.",
+    )
+
+
+def rollout_views_words(results: dict, num: Num) -> Words:
+    per_model = "; ".join(
+        f"{_name(results, k)}: full rows median {num(f'{k}.rollout.median_entropy', 'fixed:3')}, displayed rows "
+        f"median {num(f'{k}.rollout.displayed_median_entropy', 'fixed:3')}, against "
+        f"{num(f'{k}.rollout.one_clear_word_entropy', 'fixed:3')} for a row with half its weight on one word"
+        for k in results["models"]
+    )
+    return Words(
+        "Normalized entropy of the rollout rows, one panel per model: the full row, and the row as the "
+        "instrument displays it (the other words only, renormalized); 1 is spread evenly. The dashed "
+        "line is a row of the same length with half its weight on one word.",
+        f"Overlaid histograms of normalized entropy from 0.4 to 1. {per_model}.",
+    )
+
+
+def flip_shift_words(results: dict, num: Num, model: str) -> Words:
+    p = f"{model}.flip.alpha"
+    return Words(
+        f"One dot per minimal pair ({_name(results, model)}, α): the share of heads, layer 0 left out, whose "
+        "preference between the two candidates moved the way the reader's did. The dashed line is 50 %: "
+        "what heads blind to the changed word would give on average.",
+        f"Dot plot of {num(f'{p}.n_pairs', 'int')} pairs, shares from 0 % to 100 %. Over all pairs and heads "
+        f"{num(f'{p}.toward_share', 'pct:1')} moved toward the reader.",
+    )
+
+
+def flip_example_words(results: dict, num: Num, model: str) -> Words:
+    pair = results["models"][model]["flips"]["lenses"]["alpha"]["pairs"][0]
+    return Words(
+        f"The first minimal pair, every head of {_name(results, model)}: how much more weight the pronoun puts "
+        f"on “{pair['referents'][1]}” than on “{pair['referents'][0]}” in sentence A (across) and in sentence B "
+        "(up). Above the dashed diagonal: moved the reader's way.",
+        f"Scatter plot of {num(f'{model}.n_heads_total', 'int')} heads for the pair “{pair['sentences'][0]}” / "
+        f"“{pair['sentences'][1]}”: {num(f'{model}.flip.alpha.pair0.toward_reader', 'int')} of "
+        f"{num(f'{model}.flip.alpha.n_heads', 'int')} heads outside layer 0 moved toward the reader, and "
+        f"{num(f'{model}.flip.alpha.pair0.changed', 'int')} changed which candidate wins.",
+    )
+
+
+def row_example_words(results: dict, num: Num, model: str, name: str) -> Words:
+    p = f"{model}.example.{name}"
+    ex = next(e for e in results["models"][model]["examples"] if e["name"] == name)
+    lens = "α" if name == "typical" else "α and ‖α v‖"
+    return Words(
+        f"One row, whole: “{ex['word']}” on layer {ex['layer']}, head {ex['head']} of {_name(results, model)}, "
+        f"under {lens}. Each word gets two bars: its weight in the full row (with [CLS], [SEP] and the word "
+        "itself) and in the row as displayed (those three removed, the rest stretched to 100 %).",
+        f"Grouped bar chart over the {len(ex['columns'])} columns of “{results['sentences'][ex['sentence']]}”. "
+        f"In the full row [CLS] and [SEP] hold {num(f'{p}.sink_alpha', 'pct:1')} under α"
+        + (f" and {num(f'{p}.sink_value_norm', 'pct:1')} under ‖α v‖" if name != "typical" else "")
+        + "; the displayed row cannot show it.",
+    )
+
+
+def rollout_example_words(results: dict, num: Num, model: str) -> Words:
+    ex = next(e for e in results["models"][model]["examples"] if e["name"] == "typical")
+    return Words(
+        f"The same word, “{ex['word']}”, two ways: its attention-rollout row (all layers and heads of "
+        f"{_name(results, model)} multiplied out) and the instrument's row on one head, each as displayed "
+        "(the other words only, renormalized).",
+        f"Grouped bar chart over the other words of “{results['sentences'][ex['sentence']]}”: the rollout's bars "
+        f"are nearly level (its rows' median normalized entropy is "
+        f"{num(f'{model}.rollout.displayed_median_entropy', 'fixed:3')}), the instrument's are not.",
+    )
+
+
+def mutant_sinks_words(results: dict, num: Num, model: str) -> Words:
+    p = f"{model}.mutant.wrong_agg"
+    return Words(
+        f"Each held-out displayed row of {_name(results, model)} (α): its sink share as the instrument folds "
+        "subwords (across) and as the wrong-aggregation mutant does (up). One-subword words sit on the "
+        "diagonal; words of several subwords leave it.",
+        f"Scatter plot. The mutant changes the sink share of {num(f'{p}.rows_differ', 'int')} of the "
+        f"{num(f'{p}.n_multi_subword', 'int')} rows whose word has several subwords and of "
+        f"{num(f'{p}.rows_differ_single', 'int')} one-subword rows; its largest share is "
+        f"{num(f'{p}.max_wrong_sink', 'pct:1')}.",
+    )
+
+
 CHARTS = {
     "mutant_sinks": (mutant_sinks, ("model",)),
     "sink_scatter": (sink_scatter, ("model",)),
@@ -277,6 +466,20 @@ CHARTS = {
     "rollout_views": (rollout_views, ()),
 }  # name -> (builder, the arguments a page passes, in order)
 EXAMPLES = ("typical", "survivor")
+
+WORDS = {
+    "mutant_sinks": mutant_sinks_words,
+    "sink_scatter": sink_scatter_words,
+    "sink_distribution": sink_distribution_words,
+    "ratio_by_layer": ratio_by_layer_words,
+    "flip_shift": flip_shift_words,
+    "flip_example": flip_example_words,
+    "row_example": row_example_words,
+    "rollout_example": rollout_example_words,
+    "depth_ratio": depth_ratio_words,
+    "depth_sink": depth_sink_words,
+    "rollout_views": rollout_views_words,
+}  # name -> describer, with the page's `num` and the builder's arguments
 
 
 def chart_ids(results: dict) -> list[str]:
@@ -355,16 +558,28 @@ def check_fields(chart_id: str, spec: dict) -> None:
     walk(spec, None, set())
 
 
-def build(results: dict, chart_id: str) -> dict:
+def _parse(results: dict, chart_id: str) -> tuple[str, dict[str, str]]:
     name, *values = chart_id.split("/")
     if name not in CHARTS:
         raise ChartError(f"unknown chart {name!r}; known: {', '.join(sorted(CHARTS))}")
-    builder, args = CHARTS[name]
+    args = CHARTS[name][1]
     if chart_id not in chart_ids(results):
         raise ChartError(f"chart {name!r} takes {', '.join(args) or 'no arguments'}; "
                          f"models: {sorted(results['models'])}, examples: {list(EXAMPLES)}")
-    kwargs = dict(zip(sorted(args), values))
-    spec = builder(results, **kwargs).to_dict()
+    return name, dict(zip(sorted(args), values))
+
+
+def describe(results: dict, chart_id: str, num: Num) -> Words:
+    """The chart's caption and text alternative; `num` prints (and cites) each number."""
+    name, kwargs = _parse(results, chart_id)
+    if name not in WORDS:
+        raise ChartError(f"chart {name!r} has no words: add a describer to WORDS beside its builder")
+    return WORDS[name](results, num, **kwargs)
+
+
+def build(results: dict, chart_id: str) -> dict:
+    name, kwargs = _parse(results, chart_id)
+    spec = CHARTS[name][0](results, **kwargs).to_dict()
     check_fields(chart_id, spec)
     return spec
 

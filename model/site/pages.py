@@ -151,15 +151,29 @@ class Renderer:
         return self.tables.TABLES[name](self, **kwargs)
 
     def _chart(self, name: str, **kwargs: Any) -> Markup:
+        from . import charts
+
         if self.chart_spec is None:
             raise NumberError("charts are not available in this renderer")
         chart_id = "/".join([name, *(str(v) for _, v in sorted(kwargs.items()))])
         spec = self.chart_spec(chart_id)
+        # Words even when specs are not built (the gate's accept): they cite numbers.
+        try:
+            words = charts.describe(self.results, chart_id, self.cite)
+        except charts.ChartError as exc:
+            raise NumberError(str(exc)) from exc
         # The spec rides in a data- attribute (escaped), never in a <script>: Material's
         # instant navigation re-runs inline scripts, and a sentence may hold "</script>".
+        # The frame is role="img" named by the text alternative, so the drawing inside
+        # (whose container Vega names "Vega visualization") is read as that one image,
+        # not mark by mark; the figcaption names the figure. One line: a blank line
+        # would end Markdown's raw HTML block.
         return Markup(
+            f'<figure class="chart"><div class="chart-frame" role="img" '
+            f'aria-label="{html.escape(words.alt, quote=True)}">'
             f'<div class="vega-chart" id="chart-{html.escape(chart_id.replace("/", "-"))}" '
-            f'data-spec="{html.escape(json.dumps(spec), quote=True)}"></div>'
+            f'data-spec="{html.escape(json.dumps(spec), quote=True)}"></div></div>'
+            f'<figcaption>{html.escape(words.caption)}</figcaption></figure>'
         )
 
     def instrument_url(self, model: str, sentence: int, word: int | None = None, lens: str = "alpha") -> str:
