@@ -42,6 +42,7 @@ class SinkStats:
     median_punct: float              # punctuation share, beside the sink, never merged into it
     punct_above_50: int
     punct_above_50_share: float
+    top_punct_share: float           # rows whose displayed row peaks on a punctuation mark
     median_sink_lo: float | None = None
     median_sink_hi: float | None = None
     worst_sink_lo: float | None = None
@@ -56,10 +57,11 @@ class SinkStats:
     punct_above_50_share_hi: float | None = None
 
 
-def row_stats(sink: np.ndarray, punct: np.ndarray, unit: np.ndarray, where: list[tuple[int, str]],
-              n_sentences: int, resampler: Resampler | None) -> SinkStats:
-    """Statistics of a set of rows: sink [R], punctuation share [R], each row's unit
-    (sentence position) [R] and (sentence, word) [R]; intervals if a resampler is given."""
+def row_stats(sink: np.ndarray, punct: np.ndarray, top_punct: np.ndarray, unit: np.ndarray,
+              where: list[tuple[int, str]], n_sentences: int, resampler: Resampler | None) -> SinkStats:
+    """Statistics of a set of rows: sink [R], punctuation share [R], whether the row peaks
+    on punctuation [R], each row's unit (sentence position) [R] and (sentence, word) [R];
+    intervals if a resampler is given."""
     worst = int(np.argmax(sink))
     s = SinkStats(
         n_sentences=n_sentences,
@@ -75,6 +77,7 @@ def row_stats(sink: np.ndarray, punct: np.ndarray, unit: np.ndarray, where: list
         median_punct=float(np.median(punct)),
         punct_above_50=int((punct > 0.5).sum()),
         punct_above_50_share=float((punct > 0.5).mean()),
+        top_punct_share=float(np.mean(top_punct)),
     )
     if resampler is not None:
         s.median_sink_lo, s.median_sink_hi = resampler.median(sink, unit)
@@ -90,7 +93,8 @@ def sink_stats(corpus: "Corpus", d: "Displayed", sentences: list[int], resampler
     """The displayed rows of `sentences`, under one lens."""
     m = d.where(sentences)
     where = [(int(s), corpus.toks[s].words[w]) for s, w in zip(d.sentence[m], d.word[m])]
-    return row_stats(d.sink[m], d.punct[m], _units(d.sentence[m], sentences), where, len(sentences), resampler)
+    top_punct = np.array([t not in corpus.rows[s].shown for s, t in zip(d.sentence[m], d.top_word[m])])
+    return row_stats(d.sink[m], d.punct[m], top_punct, _units(d.sentence[m], sentences), where, len(sentences), resampler)
 
 
 @dataclass
@@ -101,6 +105,7 @@ class LensSummary:
     all_heads_median_sink: float                # the same words over every head: what the rule skips
     all_heads_median_sink_lo: float
     all_heads_median_sink_hi: float
+    all_heads_top_punct_share: float            # every head's rows that peak on punctuation
     sep_fraction_of_sink: float                 # of all displayed sink mass, the part on [SEP]
     worst: dict                                 # the worst row: sentence, word_index, layer, head,
                                                 # content_mass, top_word, top_weight
@@ -126,6 +131,8 @@ class LensSummary:
     above_50_max_prediction_error: float | None = None
     prediction_median_error: float | None = None    # |predicted - observed| over every row
     above_50_heads: list[list[int]] | None = None   # [layer, head, rows] for the heads that hold them
+    above_50_sep_fraction: float | None = None      # of their sink mass under the lens, the part on [SEP]
+    above_50_median_cls_ratio: float | None = None  # median of their own sentence-and-head [CLS] norm ratio
 
 
 def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[str, np.ndarray],
@@ -140,12 +147,13 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
     for lens in LENSES:
         d = rows[lens]
         sink = d.sink[m]
-        all_heads, all_units = [], []
+        all_heads, all_units, all_top_punct = [], [], []
         for k, i in enumerate(sentences):
             sr = corpus.rows[i]
             per = sr.sink[lens][:, :, sr.shown]                     # [L, nh, n_shown]
             all_heads.append(per.ravel())
             all_units.append(np.full(per.size, k))
+            all_top_punct.append(~np.isin(sr.top_word[lens][:, :, sr.shown], sr.shown).ravel())
         all_heads, all_units = np.concatenate(all_heads), np.concatenate(all_units)
         lo, hi = resampler.median(all_heads, all_units)
         s = LensSummary(
@@ -155,6 +163,7 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
             all_heads_median_sink=float(np.median(all_heads)),
             all_heads_median_sink_lo=lo,
             all_heads_median_sink_hi=hi,
+            all_heads_top_punct_share=float(np.concatenate(all_top_punct).mean()),
             sep_fraction_of_sink=float(d.sep[m].sum() / sink.sum()),
             worst=_row(corpus, d, int(np.flatnonzero(m)[np.argmax(sink)])),
         )
@@ -182,6 +191,11 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
                 s.above_50_max_prediction_error = float(np.abs(pred[above] - sink[above]).max())
                 heads, counts = np.unique(np.stack([d.layer[m][above], d.head[m][above]], 1), axis=0, return_counts=True)
                 s.above_50_heads = [[int(l), int(h), int(c)] for (l, h), c in zip(heads, counts)]
+                s.above_50_sep_fraction = float(d.sep[m][above].sum() / sink[above].sum())
+                vector = next(v for v, attr in RATIOS.items() if attr == lens)
+                s.above_50_median_cls_ratio = float(np.median(
+                    [_ratio(corpus.acts[i], vector, "cls")[l, h] for i, l, h in
+                     zip(d.sentence[m][above], d.layer[m][above], d.head[m][above])]))
         out[lens] = s
     return out
 
@@ -206,14 +220,15 @@ def per_layer(corpus: "Corpus", n_layers: int, sentences: list[int]) -> list[Lay
     out = []
     for l in range(n_layers):
         for lens in LENSES:
-            sink, punct, where = [], [], []
+            sink, punct, top_punct, where = [], [], [], []
             for i in sentences:
                 sr, words = corpus.rows[i], corpus.toks[i].words
                 sink.append(sr.sink[lens][l][:, sr.shown].T.ravel())    # word by word, heads within
                 punct.append(sr.punct[lens][l][:, sr.shown].T.ravel())
+                top_punct.append(~np.isin(sr.top_word[lens][l][:, sr.shown].T.ravel(), sr.shown))
                 where += [(i, words[w]) for w in sr.shown for _ in range(sr.sink[lens].shape[1])]
-            s = row_stats(np.concatenate(sink), np.concatenate(punct), np.zeros(len(where), int), where,
-                          len(sentences), None)
+            s = row_stats(np.concatenate(sink), np.concatenate(punct), np.concatenate(top_punct),
+                          np.zeros(len(where), int), where, len(sentences), None)
             out.append(LayerStats(l, lens, s))
     return out
 
@@ -227,6 +242,8 @@ class RatioStats:
     median: float
     below_1: int
     below_1_share: float
+    keeps_above_half_from: float      # at the median ratio r, a row above half under alpha stays
+                                      # above half under the lens iff its sink share s > 1 / (1 + r)
     median_lo: float | None = None
     median_hi: float | None = None
     below_1_share_lo: float | None = None
@@ -252,8 +269,9 @@ def value_ratios(acts: list[Activations], n_layers: int, sentences: list[int], r
             per = np.stack([_ratio(acts[i], vector, token) for i in sentences])   # [S, L, nh]
             for layer in [None, *range(n_layers)]:
                 r = per if layer is None else per[:, layer]
-                s = RatioStats(token, vector, layer, int(r.size), float(np.median(r)), int((r < 1.0).sum()),
-                               float((r < 1.0).mean()))
+                median = float(np.median(r))
+                s = RatioStats(token, vector, layer, int(r.size), median, int((r < 1.0).sum()),
+                               float((r < 1.0).mean()), 1.0 / (1.0 + median))
                 if layer is None:
                     unit = np.repeat(np.arange(len(sentences)), r[0].size)
                     s.median_lo, s.median_hi = resampler.median(r.ravel(), unit)

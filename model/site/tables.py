@@ -26,6 +26,10 @@ def md_table(header: list[str], rows: list[list[str]], summary: str | None = Non
     return table
 
 
+def _ci_head(r) -> str:
+    return f"{round(r.results['bootstrap']['level'] * 100)}% CI"
+
+
 def _range(r, key: str, fmt: str) -> str:
     """The interval of `key` as one cell: "23.3–29.2%"."""
     lo, hi = r.cite(f"{key}_lo", fmt), r.cite(f"{key}_hi", fmt)
@@ -61,7 +65,7 @@ def lens_summary(r, model: str) -> str:
     s = r.cite(f"{model}.n_test_sentences", "int")
     head = [f"{n} rows, {s} held-out sentences"]
     for lens in LENSES:
-        head += [LENS_LABELS[lens], "95% CI"]
+        head += [LENS_LABELS[lens], _ci_head(r)]
     return md_table(head, cells)
 
 
@@ -87,7 +91,7 @@ def halves_intervals(r, model: str) -> str:
         p = f"{model}.{half}.alpha"
         rows.append([HALVES[half], r.cite(f"{p}.median_sink", "pct:1"), _range(r, f"{p}.median_sink", "pct:1"),
                      r.cite(f"{p}.above_50_share", "pct:1"), _range(r, f"{p}.above_50_share", "pct:1")])
-    return md_table(["Sentences", "Median sink α", "95% CI", "Rows > 50 % α", "95% CI"], rows)
+    return md_table(["Sentences", "Median sink α", _ci_head(r), "Rows > 50 % α", _ci_head(r)], rows)
 
 
 def ratios(r, model: str) -> str:
@@ -98,7 +102,7 @@ def ratios(r, model: str) -> str:
             p = f"{model}.ratio.{token}_{vector}"
             rows.append([label, vlabel, r.cite(f"{p}.median", "ratio:2"), _range(r, f"{p}.median", "ratio:2"),
                          r.cite(f"{p}.below_1_share", "pct:1"), _range(r, f"{p}.below_1_share", "pct:1")])
-    return md_table(["Token", "Norm", "Median ratio", "95% CI", "Sentence × head pairs below 1.0", "95% CI"], rows)
+    return md_table(["Token", "Norm", "Median ratio", _ci_head(r), "Sentence × head pairs below 1.0", _ci_head(r)], rows)
 
 
 def ratios_by_layer(r, model: str) -> str:
@@ -269,7 +273,7 @@ def rollout_displayed(r) -> str:
                      _range(r, f"{key}.rollout.displayed_median_entropy", "fixed:3"),
                      c("displayed_min_entropy", "fixed:3"), c("one_clear_word_entropy", "fixed:3"),
                      c("displayed_median_top_margin", "pct:1")])
-    return md_table(["Model", "Median entropy, displayed row", "95% CI", "Lowest", "Half on one word, same length",
+    return md_table(["Model", "Median entropy, displayed row", _ci_head(r), "Lowest", "Half on one word, same length",
                      "Median gap, top two words"], rows)
 
 
@@ -281,8 +285,8 @@ def rollout_ranking(r) -> str:
         rows.append([_model_name(r, key), c("drop_layer_spearman", "fixed:3"), _range(r, f"{key}.rollout.drop_layer_spearman", "fixed:3"),
                      c("drop_layer_same_top", "pct:1"), c("agrees_with_instrument", "pct:1"),
                      _range(r, f"{key}.rollout.agrees_with_instrument", "pct:1"), c("chance_agreement", "pct:1")])
-    return md_table(["Model", "Rank correlation, one layer dropped (median)", "95% CI", "Same top word, one layer dropped",
-                     "Top word = the instrument's", "95% CI", "... by chance"], rows)
+    return md_table(["Model", "Rank correlation, one layer dropped (median)", _ci_head(r), "Same top word, one layer dropped",
+                     "Top word = the instrument's", _ci_head(r), "... by chance"], rows)
 
 
 def flip_summary(r, lens: str = "alpha") -> str:
@@ -295,8 +299,8 @@ def flip_summary(r, lens: str = "alpha") -> str:
                      r.cite(f"{p}.most_pairs_followed", "int"),
                      r.cite(f"{key}.flip.model_follows", "pct:1"), _range(r, f"{key}.flip.model_follows", "pct:1")])
     return md_table(["Model", "Heads counted (layer 0 apart)", "Layer-0 heads whose winner changes",
-                     "(pair, head) whose winner changes", "95% CI", "... that moved toward the reader", "95% CI",
-                     "Most pairs one head follows", "Sentences: final state nearer the reader's referent", "95% CI"], rows)
+                     "(pair, head) whose winner changes", _ci_head(r), "... that moved toward the reader", _ci_head(r),
+                     "Most pairs one head follows", "Sentences: final state nearer the reader's referent", _ci_head(r)], rows)
 
 
 def flips(r, model: str, lens: str = "alpha") -> str:
