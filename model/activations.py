@@ -21,27 +21,36 @@ class Activations:
     hidden: np.ndarray       # [T, C]        last hidden state
 
 
+# Sentences per forward pass. More sentences than this are sorted by length and run in
+# batches of this size, so that little padding is computed (a quarter of the work on
+# 260 sentences of 16-27 tokens in one batch); fewer run as one batch, in their order.
+BATCH = 64
+
+
 def reference(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
-    """The PyTorch reference, one padded batch; padding is trimmed off each sentence."""
+    """The PyTorch reference in padded batches; padding is trimmed off each sentence."""
     from . import encoder  # torch is imported only when a forward pass is needed
 
-    out = encoder.run(ckpt, batch)
+    model = encoder.Encoder.from_checkpoint(ckpt)
     stack = lambda ts: np.stack([t.numpy() for t in ts])  # L x [B, ...] -> [L, B, ...]
-    alpha, value = stack(out.alpha), stack(out.value)
-    vnorm = np.linalg.norm(value, axis=-1)  # [L, B, nh, T]
-    fnorm = stack(out.f_norms())            # [L, B, nh, T], without forming f
-    hidden = out.hidden.numpy()
-    acts = []
-    for b, ids in enumerate(batch):
-        T = len(ids)
-        acts.append(
-            Activations(
+    n = len(batch)
+    order = sorted(range(n), key=lambda i: len(batch[i])) if n > BATCH else list(range(n))
+    acts: list[Activations | None] = [None] * n
+    for start in range(0, n, BATCH):
+        chunk = order[start:start + BATCH]  # sentence indices
+        out = model(*encoder.pad([batch[i] for i in chunk]))
+        alpha, value = stack(out.alpha), stack(out.value)
+        vnorm = np.linalg.norm(value, axis=-1)  # [L, B, nh, T]
+        fnorm = stack(out.f_norms())            # [L, B, nh, T], without forming f
+        hidden = out.hidden.numpy()
+        for b, i in enumerate(chunk):
+            T = len(batch[i])
+            acts[i] = Activations(
                 alpha=alpha[:, b, :, :T, :T].astype(np.float64),
                 value_norm=vnorm[:, b, :, :T].astype(np.float64),
                 output_norm=fnorm[:, b, :, :T].astype(np.float64),
                 hidden=hidden[b, :T].astype(np.float64),
             )
-        )
     return acts
 
 

@@ -109,6 +109,26 @@ def test_activations_reference_matches_oracle(ckpt, batch):
     assert d < TOL
 
 
+def test_activations_in_length_sorted_batches(l3, monkeypatch):
+    """More sentences than activations.BATCH run sorted by length, in several batches,
+    and come back in the order given, with the numbers of one batch."""
+    batch = token_ids(l3)
+    whole = activations.reference(l3, batch)
+    monkeypatch.setattr(activations, "BATCH", 3)  # 4 sentences: the 3 shortest, then the longest
+    padded = []
+    monkeypatch.setattr(encoder, "pad", lambda b, pad=encoder.pad: padded.append(sorted(map(len, b))) or pad(b))
+    split = activations.reference(l3, batch)
+    lengths = sorted(map(len, batch))
+    assert padded == [lengths[:3], lengths[3:]]
+    d = 0.0
+    for ids, w, s in zip(batch, whole, split):
+        assert w.alpha.shape == s.alpha.shape == (3, 12, len(ids), len(ids))
+        for field in ("alpha", "value_norm", "output_norm", "hidden"):
+            d = max(d, maxdiff(getattr(w, field), getattr(s, field)))
+    record("minilm-l3 activations in one batch vs in length-sorted batches", d)
+    assert d < TOL
+
+
 # --------------------------------------------------------------------------- transformers
 
 
