@@ -9,13 +9,20 @@ norm is read through a [hs, hs] Gram matrix, which keeps the forward pass as fas
 `transformers`' (make bench).
 
 Module and parameter names follow `transformers`' BertModel, so a checkpoint's
-tensors load with `load_state_dict(strict=True)` and no renaming.
+tensors load with `load_state_dict(strict=True)` and no renaming (weights.py renames
+MPNet's few differently named ones on loading).
+
+MPNet (Song et al. 2020) is the same encoder with three differences, each a line or
+two here, switched on by its config: positions counted from 2, no token-type embedding,
+and a learned relative-position bias (one value per head and bucket of key - query
+distance, `relative_position_bucket`) added to every layer's attention scores.
 
 Shapes: B sentences, T tokens (padded), C = d_model, nh heads, hs = C / nh head size,
 F = d_ff, L layers.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -50,21 +57,27 @@ class EncoderOutput:
 class Embeddings(nn.Module):
     def __init__(self, cfg: EncoderConfig):
         super().__init__()
+        self.position_offset = cfg.position_offset  # MPNet: 2, past its padding index
         self.word_embeddings = nn.Embedding(cfg.vocab_size, cfg.d_model)
-        self.position_embeddings = nn.Embedding(cfg.max_position, cfg.d_model)
-        self.token_type_embeddings = nn.Embedding(cfg.type_vocab_size, cfg.d_model)
+        self.position_embeddings = nn.Embedding(cfg.position_offset + cfg.max_position, cfg.d_model)
+        # BERT's segment embedding; MPNet has none.
+        types = cfg.type_vocab_size
+        self.token_type_embeddings = nn.Embedding(types, cfg.d_model) if types else None
         self.LayerNorm = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         B, T = ids.shape
-        pos = torch.arange(T, device=ids.device)
+        pos = torch.arange(T, device=ids.device) + self.position_offset
         x = self.word_embeddings(ids) + self.position_embeddings(pos)  # [B, T, C]
-        x = x + self.token_type_embeddings.weight[0]  # one segment: type id 0 everywhere
+        if self.token_type_embeddings is not None:
+            x = x + self.token_type_embeddings.weight[0]  # one segment: type id 0 everywhere
         return self.LayerNorm(x)
 
 
 class SelfAttention(nn.Module):
-    """Q, K, V projections and the scaled softmax; returns the per-head values too."""
+    """Q, K, V projections and the scaled softmax; returns the per-head values too.
+    `bias` [B, 1 or nh, 1 or T, T] is added to the scores: -inf on padded keys, plus
+    MPNet's relative-position bias."""
 
     def __init__(self, cfg: EncoderConfig):
         super().__init__()
@@ -73,12 +86,12 @@ class SelfAttention(nn.Module):
         self.key = nn.Linear(cfg.d_model, cfg.d_model)
         self.value = nn.Linear(cfg.d_model, cfg.d_model)
 
-    def forward(self, x: torch.Tensor, mask_bias: torch.Tensor):
+    def forward(self, x: torch.Tensor, bias: torch.Tensor):
         B, T, C = x.shape
         split = lambda t: t.view(B, T, self.n_head, self.d_head).transpose(1, 2)  # [B, nh, T, hs]
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
         scores = q @ k.transpose(-2, -1) / self.d_head**0.5  # [B, nh, T, T]
-        alpha = F.softmax(scores + mask_bias, dim=-1)        # padded keys get exactly 0
+        alpha = F.softmax(scores + bias, dim=-1)             # padded keys get exactly 0
         return alpha, v
 
 
@@ -95,9 +108,9 @@ class Attention(nn.Module):
         self.self = SelfAttention(cfg)
         self.output = SelfOutput(cfg)
 
-    def forward(self, x: torch.Tensor, mask_bias: torch.Tensor):
+    def forward(self, x: torch.Tensor, bias: torch.Tensor):
         B, T, C = x.shape
-        alpha, v = self.self(x, mask_bias)                              # [B,nh,T,T], [B,nh,T,hs]
+        alpha, v = self.self(x, bias)                                   # [B,nh,T,T], [B,nh,T,hs]
         ctx = (alpha @ v).transpose(1, 2).reshape(B, T, C)              # [B, T, C]
         out = self.output.LayerNorm(x + self.output.dense(ctx))
         return out, alpha, v
@@ -128,8 +141,8 @@ class Layer(nn.Module):
         self.intermediate = Intermediate(cfg)
         self.output = Output(cfg)
 
-    def forward(self, x: torch.Tensor, mask_bias: torch.Tensor):
-        x, alpha, v = self.attention(x, mask_bias)
+    def forward(self, x: torch.Tensor, bias: torch.Tensor):
+        x, alpha, v = self.attention(x, bias)
         h = F.gelu(self.intermediate.dense(x), approximate="none")  # exact erf GELU, [B, T, F]
         x = self.output.LayerNorm(x + self.output.dense(h))
         return x, alpha, v
@@ -139,6 +152,35 @@ class Stack(nn.Module):
     def __init__(self, cfg: EncoderConfig):
         super().__init__()
         self.layer = nn.ModuleList(Layer(cfg) for _ in range(cfg.n_layer))
+        # MPNet: one learned bias per (distance bucket, head), shared by every layer.
+        self.relative_attention_bias = nn.Embedding(cfg.rel_buckets, cfg.n_head) if cfg.rel_buckets else None
+        self.rel_max_distance = cfg.rel_max_distance
+
+    def position_bias(self, T: int) -> torch.Tensor:
+        """MPNet's relative-position bias on the attention scores, [1, nh, T, T]."""
+        pos = torch.arange(T)
+        rel = pos[None, :] - pos[:, None]  # [T, T]: key position - query position
+        table = self.relative_attention_bias                      # [buckets, nh]
+        buckets = relative_position_bucket(rel, table.num_embeddings, self.rel_max_distance)
+        return table(buckets).permute(2, 0, 1)[None]              # [T, T, nh] -> [1, nh, T, T]
+
+
+def relative_position_bucket(rel: torch.Tensor, n_buckets: int, max_distance: int) -> torch.Tensor:
+    """Key - query distances -> bucket ids, as T5 and MPNet bucket them.
+
+    Half the buckets for keys before the query, half for keys after it. In each half,
+    distances under a quarter of the buckets (0..7 of 32) have a bucket each; longer
+    ones share buckets spaced logarithmically up to max_distance; all longer still
+    share the last. Computed in float32, as the model was trained (MPNet's own code).
+    """
+    half = n_buckets // 2
+    exact = half // 2
+    after = (rel > 0).long() * half  # keys after the query: the upper half
+    n = rel.abs()
+    log = exact + (
+        torch.log(n.clamp(min=1).float() / exact) / math.log(max_distance / exact) * (half - exact)
+    ).long()  # truncated toward zero, as in MPNet (the value is positive here)
+    return after + torch.where(n < exact, n, log.clamp(max=half - 1))
 
 
 class Encoder(nn.Module):
@@ -150,9 +192,12 @@ class Encoder(nn.Module):
 
     @classmethod
     def from_checkpoint(cls, ckpt: Checkpoint) -> "Encoder":
-        model = cls(ckpt.config)
+        # Built on the meta device, so no parameter is randomly initialised and then
+        # overwritten (a second of the 110M-parameter MPNet); the copies become them.
+        with torch.device("meta"):
+            model = cls(ckpt.config)
         state = {k: torch.tensor(v) for k, v in ckpt.tensors.items()}
-        model.load_state_dict(state, strict=True)  # names match one to one
+        model.load_state_dict(state, strict=True, assign=True)  # names match one to one
         return model.eval()
 
     @torch.no_grad()
@@ -160,12 +205,16 @@ class Encoder(nn.Module):
         """ids [B, T] token ids, mask [B, T] 1 for real tokens and 0 for padding."""
         # Padded keys get -inf before the softmax, so their weight is exactly 0 and no
         # real token's numbers depend on how much padding its batch carries.
-        mask_bias = torch.zeros(mask.shape, dtype=torch.float32)
-        mask_bias = mask_bias.masked_fill(mask == 0, float("-inf"))[:, None, None, :]  # [B,1,1,T]
+        bias = torch.zeros(mask.shape, dtype=torch.float32)
+        bias = bias.masked_fill(mask == 0, float("-inf"))[:, None, None, :]  # [B, 1, 1, T]
+        if self.encoder.relative_attention_bias is not None:
+            # MPNet: the same relative-position bias for every layer (padding is at the
+            # end, so a real token's distances do not depend on it either).
+            bias = bias + self.encoder.position_bias(ids.shape[1])  # [B, nh, T, T]
         x = self.embeddings(ids)
         alphas, values = [], []
         for layer in self.encoder.layer:
-            x, alpha, v = layer(x, mask_bias)
+            x, alpha, v = layer(x, bias)
             alphas.append(alpha)
             values.append(v)
         W_O = [layer.attention.head_slices() for layer in self.encoder.layer]

@@ -296,7 +296,7 @@ def rows_table(corpus: Corpus, rows: dict[str, Displayed], same_head: dict, pred
 
 
 def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
-    from .weights import PACKAGED
+    from .weights import package_label
 
     spec = next((m for m in study.models if m.key == key), None)
     corpus = read_corpus(ckpt, study)
@@ -315,7 +315,7 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
         model=ckpt.name,
         key=key,
         checkpoint=spec.checkpoint if spec else ckpt.name,
-        package=PACKAGED[ckpt.name][0] if ckpt.name in PACKAGED else "",
+        package=package_label(ckpt.name),
         d_model=ckpt.config.d_model,
         sha256=ckpt.sha256,
         source=ckpt.source,

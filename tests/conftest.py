@@ -28,9 +28,31 @@ def l3():
     return weights.load("minilm-l3")
 
 
-@pytest.fixture(params=["minilm-l6", "minilm-l3"], scope="session")
-def ckpt(request, l6, l3):
-    return {"minilm-l6": l6, "minilm-l3": l3}[request.param]
+@pytest.fixture(scope="session")
+def mpnet():
+    from model import weights
+
+    return weights.load("mpnet-base")
+
+
+@pytest.fixture(scope="session")
+def mpnet_members() -> dict[str, bytes]:
+    """config.json and model.safetensors of the mpnet-base zip, read on a path of their
+    own (the parts concatenated in memory, the standard zipfile), not the loader's."""
+    import io
+    import zipfile
+
+    from model import weights
+
+    spec = weights.SPLIT_ZIPS["mpnet-base"]
+    joined = b"".join(weights.package_file(dist, rel).read_bytes() for dist, rel in spec.parts)
+    with zipfile.ZipFile(io.BytesIO(joined)) as zf:
+        return {name: zf.read(f"{spec.folder}/{name}") for name in ("config.json", "model.safetensors")}
+
+
+@pytest.fixture(params=["minilm-l6", "minilm-l3", "mpnet-base"], scope="session")
+def ckpt(request):
+    return request.getfixturevalue({"minilm-l6": "l6", "minilm-l3": "l3", "mpnet-base": "mpnet"}[request.param])
 
 
 @pytest.fixture(scope="session")

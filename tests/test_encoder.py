@@ -1,10 +1,12 @@
-"""Three-way agreement of the forward pass, on both models (minilm-l6, minilm-l3).
+"""Three-way agreement of the forward pass, on every model (minilm-l6, minilm-l3, mpnet-base).
 
 - the PyTorch reference (`model.encoder`, `model.activations.from_reference`) against the
   NumPy float64 oracle (`model.oracle`);
-- the reference against `transformers`' BertModel loaded from the same weights;
+- the reference against `transformers`' BertModel (MPNetModel for mpnet-base) loaded
+  from the same weights;
 - the L3 reference against the ONNX graph itself, run by `onnx.reference`;
-plus padding invariance and the definition of f = v W_O^h.
+plus padding invariance and the definition of f = v W_O^h; for MPNet, all three on
+every hidden state and the corpus too, and the relative-position buckets by hand.
 
 Every comparison prints its max abs difference with the prefix "agreement:" (shown with
 `pytest -s`), and a summary is printed when the module finishes.
@@ -94,6 +96,8 @@ def test_reference_matches_oracle(ckpt, batch, ref):
     assert all(d < TOL for d in diffs.values()), diffs
 
 
+# MPNet's norms reach ~12, where 1e-5 is a few float32 steps: its own test, below.
+@pytest.mark.parametrize("ckpt", ["minilm-l6", "minilm-l3"], indirect=True)
 def test_activations_reference_matches_oracle(ckpt, batch):
     """What the measurements read (alpha, ||v||, ||f||, hidden) from either implementation."""
     refs, oras = activations.from_reference(ckpt, batch), activations.from_oracle(ckpt, batch)
@@ -105,7 +109,49 @@ def test_activations_reference_matches_oracle(ckpt, batch):
     assert d < TOL
 
 
+def test_activations_in_length_sorted_batches(l3, monkeypatch):
+    """Sentences run sorted by length, in batches of about activations.BATCH_TOKENS
+    padded tokens, and come back in the order given, with the numbers of one batch."""
+    batch = token_ids(l3)
+    whole = activations.from_reference(l3, batch)
+    lengths = sorted(map(len, batch))
+    monkeypatch.setattr(activations, "BATCH_TOKENS", 3 * lengths[2])  # the 3 shortest, then the longest
+    padded = []
+    monkeypatch.setattr(encoder, "pad", lambda b, pad=encoder.pad: padded.append(sorted(map(len, b))) or pad(b))
+    split = activations.from_reference(l3, batch)
+    lengths = sorted(map(len, batch))
+    assert padded == [lengths[:3], lengths[3:]]
+    d = 0.0
+    for ids, w, s in zip(batch, whole, split):
+        assert w.alpha.shape == s.alpha.shape == (3, 12, len(ids), len(ids))
+        for field in ("alpha", "value_norm", "output_norm", "hidden"):
+            d = max(d, maxdiff(getattr(w, field), getattr(s, field)))
+    record("minilm-l3 activations in one batch vs in length-sorted batches", d)
+    assert d < TOL
+
+
 # --------------------------------------------------------------------------- transformers
+
+
+def hf_mpnet_model(members: dict[str, bytes]):
+    """transformers' MPNetModel (eager attention) from the zip's own config.json and
+    model.safetensors, with MPNet's own tensor names: nothing goes through our loader."""
+    from safetensors.torch import load
+    from transformers import MPNetConfig, MPNetModel
+
+    config = MPNetConfig(**json.loads(members["config.json"]), attn_implementation="eager")
+    model = MPNetModel(config, add_pooling_layer=False)
+    state = {
+        k: v for k, v in load(members["model.safetensors"]).items()
+        if not k.startswith("pooler.") and k != "embeddings.position_ids"  # unused; a buffer
+    }
+    model.load_state_dict(state, strict=True)
+    return model.eval()
+
+
+def hf_value(layer):
+    """A transformers layer's value projection: BertModel's name, or MPNetModel's."""
+    return layer.attention.attn.v if hasattr(layer.attention, "attn") else layer.attention.self.value
 
 
 def hf_folder(ckpt, tmp_path_factory) -> Path:
@@ -140,7 +186,7 @@ def hf_folder(ckpt, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def hf_model(ckpt, tmp_path_factory):
+def hf_model(ckpt, tmp_path_factory, request):
     transformers = pytest.importorskip("transformers")
     from transformers import BertModel
 
@@ -149,9 +195,12 @@ def hf_model(ckpt, tmp_path_factory):
     log.set_verbosity_error()  # no load report, no progress bars
     log.disable_progress_bar()
     try:
-        model = BertModel.from_pretrained(
-            str(hf_folder(ckpt, tmp_path_factory)), attn_implementation="eager", add_pooling_layer=False
-        )
+        if ckpt.config.rel_buckets:
+            model = hf_mpnet_model(request.getfixturevalue("mpnet_members"))
+        else:
+            model = BertModel.from_pretrained(
+                str(hf_folder(ckpt, tmp_path_factory)), attn_implementation="eager", add_pooling_layer=False
+            )
     finally:
         log.set_verbosity(verbosity)
         if bars:
@@ -160,20 +209,27 @@ def hf_model(ckpt, tmp_path_factory):
 
 
 def test_reference_matches_transformers(ckpt, batch, ref, hf_model):
-    """Same padded batch through BertModel (eager attention): attentions, v, last hidden."""
+    """Same padded batch through BertModel or MPNetModel (eager attention): attentions,
+    v, last hidden."""
     ids, mask = encoder.pad(batch)
     captured = []
     hooks = [
-        layer.attention.self.value.register_forward_hook(lambda m, i, o: captured.append(o.detach()))
+        hf_value(layer).register_forward_hook(lambda m, i, o: captured.append(o.detach()))
         for layer in hf_model.encoder.layer
     ]
+    if ckpt.config.rel_buckets:
+        # MPNet has no token types, and numbers its positions from the ids: padded with
+        # its pad id (1), as its tokenizer pads, the real tokens count 2, 3, ...
+        ids, types = ids.masked_fill(mask == 0, 1), {}
+    else:
+        types = {"token_type_ids": torch.zeros_like(ids)}
     try:
         with torch.no_grad():
             out = hf_model(
                 input_ids=ids,
                 attention_mask=mask,
-                token_type_ids=torch.zeros_like(ids),
                 output_attentions=True,
+                **types,
             )
     finally:
         for h in hooks:
@@ -302,3 +358,138 @@ def test_f_is_head_slice_of_output_projection(ckpt, batch):
     record(f"{ckpt.name} f vs v_h W_O[:, head]^T from tensors", d_slice)
     record(f"{ckpt.name} sum_h alpha_h f_h + b_O vs attention dense output", d_sum)
     assert d_slice < TOL and d_sum < TOL
+
+
+# --------------------------------------------------------------------------- MPNet
+
+
+@pytest.fixture(scope="module")
+def hf_mpnet(mpnet_members):
+    pytest.importorskip("transformers")
+    return hf_mpnet_model(mpnet_members)
+
+
+def test_mpnet_three_way_every_hidden_state_on_the_corpus(mpnet, hf_mpnet, study):
+    """Reference, oracle and MPNetModel on the tests' sentences and the whole corpus, in
+    one padded batch: the embeddings' output and every layer's hidden state, and every
+    layer's attention weights."""
+    sentences = SENTENCES + list(study.sentences)
+    batch = token_ids(mpnet, sentences)
+    cfg = mpnet.config
+
+    model = encoder.Encoder.from_checkpoint(mpnet)
+    states = []  # L+1 x [B, T, C]: the embeddings' output, then each layer's
+    hooks = [model.embeddings.register_forward_hook(lambda m, i, o: states.append(o))]
+    hooks += [layer.register_forward_hook(lambda m, i, o: states.append(o[0])) for layer in model.encoder.layer]
+    ids, mask = encoder.pad(batch)
+    try:
+        ref = model(ids, mask)
+    finally:
+        for h in hooks:
+            h.remove()
+    with torch.no_grad():
+        hf = hf_mpnet(
+            input_ids=ids.masked_fill(mask == 0, 1), attention_mask=mask,
+            output_attentions=True, output_hidden_states=True,
+        )
+    ora = oracle.forward(mpnet, batch)
+    assert len(states) == len(hf.hidden_states) == len(ora[0].hidden_states) == cfg.n_layer + 1
+
+    d = {k: 0.0 for k in ("ref-hf hidden", "ref-hf alpha", "ora-hf hidden", "ora-hf alpha", "ref-ora hidden", "ref-ora alpha")}
+    for b, seq in enumerate(batch):
+        n = len(seq)
+        for i in range(cfg.n_layer + 1):
+            r, h, o = states[i][b, :n].numpy(), hf.hidden_states[i][b, :n].numpy(), ora[b].hidden_states[i]
+            d["ref-hf hidden"] = max(d["ref-hf hidden"], maxdiff(r, h))
+            d["ora-hf hidden"] = max(d["ora-hf hidden"], maxdiff(o, h))
+            d["ref-ora hidden"] = max(d["ref-ora hidden"], maxdiff(r, o))
+        for i in range(cfg.n_layer):
+            r, h, o = ref.alpha[i][b, :, :n, :n].numpy(), hf.attentions[i][b, :, :n, :n].numpy(), ora[b].alpha[i]
+            d["ref-hf alpha"] = max(d["ref-hf alpha"], maxdiff(r, h))
+            d["ora-hf alpha"] = max(d["ora-hf alpha"], maxdiff(o, h))
+            d["ref-ora alpha"] = max(d["ref-ora alpha"], maxdiff(r, o))
+    names = {"ref": "reference", "hf": "transformers", "ora": "oracle"}
+    for what, diff in d.items():
+        pair, kind = what.split()
+        a, b = pair.split("-")
+        label = "every hidden state" if kind == "hidden" else "attention weights"
+        record(f"mpnet-base {names[a]} vs {names[b]} {label}, {len(batch)} sentences", diff)
+    assert all(x < TOL for x in d.values()), d
+
+
+def test_mpnet_activations_reference_matches_oracle(mpnet, study):
+    """What the measurements read, on the tests' sentences and the corpus. alpha and the
+    hidden state within 1e-5; ||v|| and ||f|| (up to ~12 here, where float32 steps are
+    ~1e-6 and the reference's twelve float32 layers add up several) within 1e-5 of
+    their size. The reference is transformers' float32 to the bit (test above): this is
+    float32 against float64, not a fault of either."""
+    batch = token_ids(mpnet, SENTENCES + list(study.sentences))
+    refs, oras = activations.from_reference(mpnet, batch), activations.from_oracle(mpnet, batch)
+    absolute = {"alpha": 0.0, "hidden": 0.0, "value_norm": 0.0, "output_norm": 0.0}
+    relative = {"value_norm": 0.0, "output_norm": 0.0}
+    for r, o in zip(refs, oras):
+        for field in absolute:
+            absolute[field] = max(absolute[field], maxdiff(getattr(r, field), getattr(o, field)))
+        for field in relative:
+            x, y = getattr(r, field), getattr(o, field)
+            relative[field] = max(relative[field], float((np.abs(x - y) / np.maximum(np.abs(y), 1.0)).max()))
+    for field, d in absolute.items():
+        record(f"mpnet-base activations.reference vs activations.oracle {field}", d)
+    for field, d in relative.items():
+        record(f"mpnet-base activations.reference vs activations.oracle {field}, relative", d)
+    assert absolute["alpha"] < TOL and absolute["hidden"] < TOL, absolute
+    assert max(relative.values()) < TOL, relative
+
+
+# Hand-computed buckets for 32 buckets, max distance 128: 16 for keys before the query
+# (d = key - query <= 0), 16 after (d > 0, bucket + 16). Distance n = |d| < 8: bucket n;
+# n >= 8: 8 + floor(log(n / 8) / log(128 / 8) * 8) = 8 + floor(2 log2(n / 8)), at most 15.
+BUCKETS = {
+    0: 0, -1: 1, -7: 7,     # exact: one bucket per distance
+    1: 17, 7: 23,           # the same distances after the query: + 16
+    -8: 8, -11: 8,          # 2 log2(11/8) = 0.92
+    -12: 9,                 # 2 log2(12/8) = 1.17
+    -16: 10, 16: 26,        # 2 log2(2) = 2 exactly
+    -22: 10, -23: 11,       # 2 log2(22/8) = 2.92, 2 log2(23/8) = 3.05
+    -90: 14, -91: 15,       # 2 log2(90/8) = 6.98, 2 log2(91/8) = 7.01
+    -128: 15, -511: 15, 511: 31,  # past max_distance: the last bucket of each half
+}
+
+
+def test_relative_position_buckets_by_hand(mpnet):
+    cfg = mpnet.config
+    assert (cfg.rel_buckets, cfg.rel_max_distance) == (32, 128)
+    d = torch.tensor(list(BUCKETS))
+    ref = encoder.relative_position_bucket(d, cfg.rel_buckets, cfg.rel_max_distance).tolist()
+    ora = [oracle.relative_bucket(int(x), cfg.rel_buckets, cfg.rel_max_distance) for x in BUCKETS]
+    assert ref == list(BUCKETS.values())
+    assert ora == list(BUCKETS.values())
+
+
+def test_relative_position_buckets_match_transformers(mpnet):
+    """Every distance a 512-token input can have, against MPNet's own function."""
+    modeling = pytest.importorskip("transformers.models.mpnet.modeling_mpnet")
+    cfg = mpnet.config
+    d = torch.arange(-(cfg.max_position - 1), cfg.max_position)
+    theirs = modeling.MPNetEncoder.relative_position_bucket(d, cfg.rel_buckets, cfg.rel_max_distance)
+    ours = encoder.relative_position_bucket(d, cfg.rel_buckets, cfg.rel_max_distance)
+    ora = torch.tensor([oracle.relative_bucket(int(x), cfg.rel_buckets, cfg.rel_max_distance) for x in d])
+    assert torch.equal(ours, theirs) and torch.equal(ora, theirs)
+    # every bucket is reached but 16: "after the query, distance 0" cannot happen
+    assert set(theirs.tolist()) == set(range(32)) - {16}
+
+
+def test_mpnet_position_bias_is_shared_and_moves_attention(mpnet):
+    """The bias is added on every layer (zeroing the shared table moves every layer's
+    alpha), and positions start at 2 (starting at 0 moves the hidden states)."""
+    ids = token_ids(mpnet, [SENTENCES[1]])
+    base = encoder.run(mpnet, ids)
+    model = encoder.Encoder.from_checkpoint(mpnet)
+    with torch.no_grad():
+        model.encoder.relative_attention_bias.weight.zero_()
+    no_bias = model(*encoder.pad(ids))
+    moved = [maxdiff(a, b) for a, b in zip(base.alpha, no_bias.alpha)]
+    assert min(moved) > 1e-3, moved
+    model = encoder.Encoder.from_checkpoint(mpnet)
+    model.embeddings.position_offset = 0
+    assert maxdiff(model(*encoder.pad(ids)).hidden, base.hidden) > 1e-2
