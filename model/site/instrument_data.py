@@ -1,0 +1,116 @@
+"""The instrument page's data: one index, and one small file per sentence and model.
+
+The page (docs/javascripts/instrument.js) computes everything it shows from token-level
+arrays, with the semantics of `model/instrument.py`; the build publishes those arrays,
+not the word-level rows (every head x lens x sentence at word level is too big for a
+large corpus and a 12-layer model). Token-level data is also what the browser runtime
+produces for a typed sentence, so one rendering path serves both.
+
+`assets/instrument/index.json` (`index_record`): the lenses, the thresholds, the
+sentences, and per model its size, positional heads and runtime manifest.
+
+`assets/instrument/<model>/<sentence>.json` (`sentence_file`):
+    tokens, word_ids, words     the tokenizer's, as in `model/tokenize.py`
+    shown                       word ids that get a displayed row (not punctuation)
+    punct                       per word: the word is only punctuation
+    n_layers, n_heads
+    alpha                       base64 of uint16 little-endian, [L, nh, T, T] row-major,
+                                round(alpha * 65535): at most 2^-17 off per weight
+    value_norm, output_norm     [L * nh * T] floats, 5 significant digits
+    chosen                      lens -> [layer, head] per shown word: the build's head rule
+
+Lens labels, the tiny-mass threshold and the warning threshold are defined here (or in
+study.yml) once; the page reads them from the index and never repeats them.
+"""
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+
+from ..activations import Activations
+from ..instrument import LENSES, is_punctuation
+from ..tokenize import Tokenized
+
+# What the page calls each lens: (button label, longer title).
+LENS_LABELS = {
+    "alpha": ("α", "attention weights α"),
+    "value_norm": ("‖α v‖", "each weight times the norm of the value vector it moves"),
+    "output_norm": ("‖α f(x)‖", "each weight times the norm of the value vector after the output projection"),
+}
+assert tuple(LENS_LABELS) == LENSES
+
+# Under this content mass a row gets a plain note: what it displays is a renormalized
+# remainder of less than a tenth of the row.
+TINY_MASS = 0.10
+
+QUANT = 65535  # alpha is published as round(alpha * QUANT) in a uint16
+
+
+def quantize_alpha(alpha: np.ndarray) -> str:
+    """alpha [..., T, T] in [0, 1] -> base64 of little-endian uint16, row-major."""
+    q = np.rint(np.clip(np.asarray(alpha, dtype=np.float64), 0.0, 1.0) * QUANT).astype("<u2")
+    return base64.b64encode(q.tobytes(order="C")).decode("ascii")
+
+
+def dequantize_alpha(text: str, shape: tuple[int, ...]) -> np.ndarray:
+    """The inverse of `quantize_alpha`, to within 0.5 / 65535 per weight."""
+    q = np.frombuffer(base64.b64decode(text), dtype="<u2")
+    if q.size != int(np.prod(shape)):
+        raise ValueError(f"alpha holds {q.size} values, expected {int(np.prod(shape))} for shape {shape}")
+    return q.reshape(shape).astype(np.float64) / QUANT
+
+
+def _rounded(x: np.ndarray) -> list[float]:
+    # 5 significant digits: finer than any display, and a third of repr's length.
+    return [float(f"{v:.5g}") for v in np.asarray(x, dtype=np.float64).ravel()]
+
+
+def sentence_record(index: int, tok: Tokenized, acts: Activations, chosen: dict[str, list]) -> dict:
+    """One sentence's data file, as a dict (see the module docstring)."""
+    L, nh, T, _ = acts.alpha.shape
+    if len(tok.ids) != T:
+        raise ValueError(f"sentence {index}: {len(tok.ids)} tokens but activations for {T}")
+    punct = [is_punctuation(w) for w in tok.words]
+    shown = [w for w, p in enumerate(punct) if not p]
+    for lens in LENSES:
+        if len(chosen[lens]) != len(shown):
+            raise ValueError(f"sentence {index}: {len(chosen[lens])} chosen heads under {lens}, {len(shown)} shown words")
+    return {
+        "sentence": index,
+        "tokens": list(tok.tokens),
+        "word_ids": list(tok.word_ids),
+        "words": list(tok.words),
+        "shown": shown,
+        "punct": punct,
+        "n_layers": int(L),
+        "n_heads": int(nh),
+        "alpha": quantize_alpha(acts.alpha),
+        "value_norm": _rounded(acts.value_norm),
+        "output_norm": _rounded(acts.output_norm),
+        "chosen": {lens: [[int(l), int(h)] for l, h in chosen[lens]] for lens in LENSES},
+    }
+
+
+def sentence_file(index: int, tok: Tokenized, acts: Activations, chosen: dict[str, list]) -> str:
+    """`assets/instrument/<model>/<index>.json`: compact JSON of `sentence_record`."""
+    return json.dumps(sentence_record(index, tok, acts, chosen), separators=(",", ":"), ensure_ascii=False)
+
+
+def index_record(default_model: str, threshold: float, sentences: list[dict], models: dict[str, dict]) -> dict:
+    """`assets/instrument/index.json`. sentences: [{"text", "register", "half"}];
+    models: key -> {"name", "title", "n_layers", "n_heads", "positional": {lens: [[l, h]]},
+    "runtime": site path of the runtime manifest or None}."""
+    for key, m in models.items():
+        missing = {"name", "title", "n_layers", "n_heads", "positional", "runtime"} - set(m)
+        if missing:
+            raise ValueError(f"model {key}: missing {sorted(missing)}")
+    return {
+        "default_model": default_model,
+        "threshold": float(threshold),
+        "tiny_mass": TINY_MASS,
+        "lenses": [{"key": k, "label": LENS_LABELS[k][0], "title": LENS_LABELS[k][1]} for k in LENSES],
+        "sentences": sentences,
+        "models": models,
+    }
