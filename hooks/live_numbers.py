@@ -67,6 +67,10 @@ def on_pre_build(config) -> None:
 @event_priority(50)  # before mkdocs-jupyter's on_files, so it wraps the executed copy as a page
 def on_files(files, config):
     report, settings = _state["report"], _state["settings"]
+    # The runtime's weights (tens of MB) are published from the cache folder, not memory;
+    # first, because the instrument's index says which models have them.
+    for path, src in published.runtime_files(report.results, settings.cache_dir).items():
+        files.append(File.generated(config, path, abs_src_path=str(src)))
     for path, content in published.generated_files(report, settings.cache_dir).items():
         files.append(File.generated(config, path, content=content))
     for page, cells in report.notebook_cells.items():

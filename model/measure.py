@@ -147,14 +147,11 @@ class SelfChecks:
 
 @dataclass
 class SentenceView:
-    """Everything the instrument page shows for one sentence: every head, every lens."""
+    """The instrument page's data file for one sentence: token-level alpha and norms for
+    every head, and the rule's head per shown word (model/site/instrument_data.py)."""
 
     sentence: int
-    text: str
-    words: list[str]
-    shown: list[int]                          # word ids with a displayed row
-    rows: dict[str, list]                     # lens -> [L][nh][n_words][K] word rows, rounded
-    chosen: dict[str, list[list[int]]]        # lens -> per shown word: [layer, head]
+    data: dict
 
 
 @dataclass
@@ -375,22 +372,18 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str, checks: bool = True)
         rollout=rollout_stats([a.alpha for a in acts], [sr.wm for sr in sentences], [sr.shown for sr in sentences]),
         flips=[flip_result(lens, list(study.flip_pairs), sentences, index) for lens in LENSES],
         rows=rows,
-        views=[view(sr, rows) for sr in sentences],
+        views=[view(sr, a, rows) for sr, a in zip(sentences, acts)],
         mutant={"wrong_agg": mutants.wrong_aggregation(sentences, [a.alpha for a in acts], rows)},
     )
 
 
-def view(sr: SentenceRows, rows: list[DisplayedRow]) -> SentenceView:
-    """One sentence for the instrument page; 5 decimals are finer than any display."""
+def view(sr: SentenceRows, acts: Activations, rows: list[DisplayedRow]) -> SentenceView:
+    """One sentence for the instrument page: the page folds the token-level data itself."""
+    from .site.instrument_data import sentence_record
+
     mine = [r for r in rows if r.sentence == sr.index]
-    return SentenceView(
-        sentence=sr.index,
-        text=sr.tok.text,
-        words=sr.tok.words,
-        shown=sr.shown,
-        rows={lens: np.round(r, 5).tolist() for lens, r in sr.rows.items()},
-        chosen={lens: [[r.layer, r.head] for r in mine if r.lens == lens] for lens in LENSES},
-    )
+    chosen = {lens: [[r.layer, r.head] for r in mine if r.lens == lens] for lens in LENSES}
+    return SentenceView(sr.index, sentence_record(sr.index, sr.tok, acts, chosen))
 
 
 def self_checks(ckpt, toks, acts, sentences, rows, threshold) -> SelfChecks:

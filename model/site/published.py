@@ -4,23 +4,33 @@
   site (no CDN), built once per vl-convert version and kept in the cache folder;
 - `downloads/results.json`: the full results, for readers to check our numbers;
 - `assets/instrument/<model>/<sentence>.json` and `assets/instrument/index.json`: the
-  instrument page's data (every head, every lens), loaded by its script on demand.
+  instrument page's data (token-level, every head; model/site/instrument_data.py),
+  loaded by its script on demand;
+- `assets/runtime/<model>/...`: the browser runtime's weights and tokenizer
+  (model/site/runtime_export.py), exported once per weights digest into the cache
+  folder and published from there.
 """
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
+import os
+import shutil
 import subprocess
 import sys
-import json
+import tempfile
+import unicodedata
 from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 
 from .. import results as results_mod
-from . import cache
+from . import cache, instrument_data, runtime_export
 from .files import write_atomic
 from .notebook import executed_copy, executed_path
 
+log = logging.getLogger("mkdocs.plugins.instrument.published")
 _MEMO: dict = {}
 _BUNDLING: dict[Path, subprocess.Popen] = {}
 
@@ -68,13 +78,66 @@ def results_download(results: dict) -> str:
 
 def instrument_files(results: dict) -> dict[str, str]:
     out = {}
-    index = {"default_model": results["default_model"], "sentences": results["sentences"], "models": {}}
+    models = {}
     for key, m in results["models"].items():
-        index["models"][key] = {"name": m["model"], "n_layers": m["n_layers"], "n_heads": m["n_heads"],
-                                "threshold": results["stop_rule"]["threshold"]}
+        models[key] = {
+            "name": m["model"], "title": f"{m['model']} ({m['n_layers']} layers × {m['n_heads']} heads)",
+            "n_layers": m["n_layers"], "n_heads": m["n_heads"],
+            "positional": {lens: s["positional_heads"] for lens, s in m["summary"].items()},
+            "runtime": f"assets/runtime/{key}/manifest.json" if key in _RUNTIME_OK else None,
+        }
         for view in m["views"]:
-            out[f"assets/instrument/{key}/{view['sentence']}.json"] = json.dumps(view, separators=(",", ":"))
-    out["assets/instrument/index.json"] = json.dumps(index, separators=(",", ":"))
+            out[f"assets/instrument/{key}/{view['sentence']}.json"] = json.dumps(view["data"], separators=(",", ":"))
+    sentences = [{"text": t, "register": None, "half": None} for t in results["sentences"]]
+    index = instrument_data.index_record(results["default_model"], results["stop_rule"]["threshold"], sentences, models)
+    out["assets/instrument/index.json"] = json.dumps(index, separators=(",", ":"), ensure_ascii=False)
+    return out
+
+
+# -- the browser runtime's files ------------------------------------------------------------------
+
+_RUNTIME_OK: set[str] = set()     # model keys whose runtime files are published
+_RUNTIME_MEMO: dict[str, dict[str, Path]] = {}
+
+
+def _runtime_key(sha256: str) -> str:
+    """Everything the exported files depend on: the weights, the exporter, and the
+    libraries whose tables the tokenizer file is read off."""
+    code = hashlib.sha256(Path(runtime_export.__file__).read_bytes()).hexdigest()
+    parts = [sha256, code, metadata.version("tokenizers"), unicodedata.unidata_version]
+    return hashlib.sha256(":".join(parts).encode()).hexdigest()[:24]
+
+
+def runtime_files(results: dict, cache_dir: Path) -> dict[str, Path]:
+    """Site path -> file in the cache folder, for every model the runtime supports. Each
+    model's files are exported once per weights digest (`runtime_export.export`)."""
+    from .. import weights
+
+    out: dict[str, Path] = {}
+    for key, m in results["provenance"]["models"].items():
+        folder = cache_dir / f"runtime-{_runtime_key(m['sha256'])}"
+        if key not in _RUNTIME_MEMO:
+            if not folder.is_dir():
+                ckpt = weights.load(m["name"])
+                try:
+                    files = runtime_export.export(ckpt, f"assets/runtime/{key}")
+                except runtime_export.RuntimeExportError as exc:
+                    log.info("no browser runtime for %s: %s", key, exc)
+                    _RUNTIME_MEMO[key] = {}
+                    continue
+                tmp = Path(tempfile.mkdtemp(dir=cache_dir, prefix=folder.name, suffix=".tmp"))
+                try:
+                    for path, data in files.items():
+                        (tmp / path).parent.mkdir(parents=True, exist_ok=True)
+                        (tmp / path).write_bytes(data)
+                    os.replace(tmp, folder)  # whole or not at all
+                except BaseException:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    raise
+            _RUNTIME_MEMO[key] = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*") if p.is_file()}
+        out.update(_RUNTIME_MEMO[key])
+        if _RUNTIME_MEMO[key]:
+            _RUNTIME_OK.add(key)
     return out
 
 
@@ -91,8 +154,9 @@ def generated_files(report, cache_dir: Path) -> dict[str, str]:
     key = report.results_key
     if key not in _MEMO:
         _MEMO.clear()
-        code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-        disk_key = hashlib.sha256(f"{key}:{code}".encode()).hexdigest()
+        code = hashlib.sha256(Path(__file__).read_bytes() + Path(instrument_data.__file__).read_bytes()).hexdigest()
+        # index.json names the models with a runtime: call runtime_files() first.
+        disk_key = hashlib.sha256(f"{key}:{code}:{sorted(_RUNTIME_OK)}".encode()).hexdigest()
         _MEMO[key], _ = cache.get(cache_dir, "published", disk_key, lambda: _serialized(report.full_results()))
     return {"assets/javascripts/vega-bundle.js": vega_bundle(cache_dir), **_MEMO[key]}
 
