@@ -108,6 +108,25 @@ def _runtime_key(sha256: str) -> str:
     return hashlib.sha256(":".join(parts).encode()).hexdigest()[:24]
 
 
+def _write_folder(folder: Path, files: dict[str, bytes]) -> None:
+    """Write `files` into a temporary folder beside `folder`, then rename it into place:
+    a reader sees the whole folder or none. If another build renamed its own copy in
+    first, that copy (the same bytes) is kept and ours removed."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name, suffix=".tmp"))
+    try:
+        for path, data in files.items():
+            (tmp / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / path).write_bytes(data)
+        try:
+            os.replace(tmp, folder)
+        except OSError:
+            if not folder.is_dir():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def runtime_files(results: dict, cache_dir: Path) -> dict[str, Path]:
     """Site path -> file in the cache folder, for every model the runtime supports. Each
     model's files are exported once per weights digest (`runtime_export.export`)."""
@@ -125,15 +144,7 @@ def runtime_files(results: dict, cache_dir: Path) -> dict[str, Path]:
                     log.info("no browser runtime for %s: %s", key, exc)
                     _RUNTIME_MEMO[key] = {}
                     continue
-                tmp = Path(tempfile.mkdtemp(dir=cache_dir, prefix=folder.name, suffix=".tmp"))
-                try:
-                    for path, data in files.items():
-                        (tmp / path).parent.mkdir(parents=True, exist_ok=True)
-                        (tmp / path).write_bytes(data)
-                    os.replace(tmp, folder)  # whole or not at all
-                except BaseException:
-                    shutil.rmtree(tmp, ignore_errors=True)
-                    raise
+                _write_folder(folder, files)
             _RUNTIME_MEMO[key] = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*") if p.is_file()}
         out.update(_RUNTIME_MEMO[key])
         if _RUNTIME_MEMO[key]:
