@@ -360,6 +360,10 @@
     showProgress(p) {
       this.progressBox.hidden = false;
       if (p.stage === "download") {
+        if (p.total > 1e6 && this.announcedTotal !== p.total) {
+          this.announcedTotal = p.total;
+          this.announce(`Downloading the model: ${mb(p.total)}.`);
+        }
         this.progress.max = p.total;
         this.progress.value = p.loaded;
         this.progress.setAttribute("aria-label", "Downloading the model");
@@ -437,6 +441,12 @@
     // -- drawing --------------------------------------------------------------------------
 
     render() {
+      this.draw();
+      // For scripts that wait on the page (the tests, the benchmark): the table is drawn.
+      this.root.dispatchEvent(new CustomEvent("instrument:drawn", { detail: { view: this.view ? this.view.kind : null } }));
+    }
+
+    draw() {
       const s = this.state, v = this.view, meta = this.meta(), idx = this.index;
       const focusKey = document.activeElement && this.root.contains(document.activeElement)
         ? document.activeElement.dataset.focus : null;
