@@ -507,7 +507,8 @@ def test_page_weight_before_a_sentence_is_opened(page, site_url):
     """What the instrument adds to the page (its script, style, index, one sentence's data),
     not the theme's or the site's chart bundle: under 1 MB, and no runtime file."""
     sizes: dict[str, int] = {}
-    page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())) if r.ok and r.request.method == "GET" else None)
+    page.on("response", lambda r: sizes.__setitem__(r.url, int(r.headers.get("content-length", 0)))
+            if r.ok and r.request.method == "GET" else None)
     page.goto(site_url + "instrument/")
     page.wait_for_selector(".instr-row")
     page.wait_for_load_state("networkidle")
