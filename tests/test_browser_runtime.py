@@ -362,3 +362,23 @@ def test_a_link_to_a_typed_sentence_asks_then_runs(page, site_url):
     wait_view(page, "corpus")
     assert page.evaluate("location.hash").startswith("#l6/2/")
     assert_clean(page, site_url)
+
+
+def test_a_model_without_a_runtime_says_so(page, site_url, built_site):
+    """A model the runtime cannot run (a 12-layer model over the download budget, say) has
+    `runtime: null` in the index: the box says which models can, and a link asks for one."""
+    index = json.loads((built_site / "assets" / "instrument" / "index.json").read_text(encoding="utf-8"))
+    index["models"]["l3"]["runtime"] = None
+    page.route("**/assets/instrument/index.json",
+               lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(index)))
+    page.goto(site_url + "instrument/#l3/text=" + quote("A sentence of my own.", safe=""))
+    page.wait_for_selector(".instr-notice")
+    assert "cannot run in the browser" in page.inner_text(".instr-notices")
+    assert page.locator(".instr-input").is_disabled()
+    page.wait_for_function("() => document.querySelector('.instr-help').textContent.includes('choose')")
+    assert index["models"]["l6"]["name"] in page.inner_text(".instr-help")
+    page.locator(".instr-model").select_option("l6")
+    page.wait_for_selector(".instr-prompt")
+    assert page.locator(".instr-input").is_enabled()
+    assert not [u for u in page.requests if "/assets/runtime/" in u and not u.endswith("manifest.json")]
+    assert_clean(page, site_url)
