@@ -271,9 +271,11 @@ def test_fragment_links_and_hash_changes(page, site_url, built_site):
     assert page.locator(".instr-model").input_value() == "l3"
 
     # Fragments that name nothing known, or are malformed, fall back to the defaults.
-    for bad in ("#nope/99/x/y", "#l6/%E0%A4%A/1/alpha", "#l6/999/1/alpha"):
+    for bad in ("#nope/99/x/y", "#constructor/1/2/alpha", "#l6/%E0%A4%A/1/alpha", "#l6/999/1/alpha", "#l6/2/1/nolens"):
+        page.evaluate("location.hash = '#l3/1/1/alpha'")  # away first, so each case is a change
+        wait_state(page, model="l3", sentence=1)
         page.evaluate(f"location.hash = {json.dumps(bad)}")
-        wait_state(page, model=index["default_model"] if bad.startswith("#nope") else "l6", sentence=0)
+        wait_state(page, model="l6", sentence=2 if "nolens" in bad else 0, lens=index["lenses"][0]["key"])
     assert_clean(page, site_url)
 
 

@@ -291,7 +291,7 @@
       const s = this.state;
       const before = { model: s.model, sentence: s.sentence, text: s.text };
       Object.assign(s, changes);
-      if (!(s.model in this.index.models)) s.model = this.index.default_model;
+      if (!Object.hasOwn(this.index.models, s.model)) s.model = this.index.default_model;
       if (s.text == null && !(s.sentence >= 0 && s.sentence < this.index.sentences.length)) s.sentence = 0;
       if (s.text != null) s.sentence = null;
       if (!this.lenses.has(s.lens)) s.lens = this.index.lenses[0].key;
@@ -354,6 +354,7 @@
         chosen[lens] = sentence.chooseHeads(lens, data.shown, excluded);
       }
       this.announce(`Computed in your browser: ${data.words.length} words, ${data.tokens.length} tokens.`);
+      this.describeRuntime(); // now: "already loaded"
       return { kind: "typed", data, sentence, chosen, info };
     }
 
@@ -406,7 +407,7 @@
       } catch (err) {
         parts = []; // a malformed address: the defaults
       }
-      const known = parts[0] in this.index.models; // anything else: the defaults
+      const known = Object.hasOwn(this.index.models, parts[0]); // anything else: the defaults
       const changes = { model: known ? parts[0] : this.index.default_model, sentence: 0, text: null, word: null,
         lens: this.index.lenses[0].key, pick: new Map(), pickAll: null };
       if (!known) return this.go(changes, { writeHash: false });
