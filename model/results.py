@@ -103,6 +103,7 @@ def measure(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
         "sentences": list(study.sentences),
         "registers": list(study.registers),
         "bootstrap": asdict(study.bootstrap),
+        "runtime": {"models": list(study.runtime_models), "tolerance": study.runtime_tolerance},
         "stop_rule": asdict(study.stop_rule),
         "positional_threshold": study.positional_threshold,
         "default_model": study.models[0].key,

@@ -68,6 +68,8 @@ class Study:
     bootstrap: Bootstrap
     flip_pairs: tuple[FlipPair, ...] = field(default=())
     anchors: tuple[AnchorSpec, ...] = field(default=())
+    runtime_models: tuple[str, ...] = field(default=())   # model keys the browser runtime serves
+    runtime_tolerance: float = 0.0                         # its agreement with the reference, enforced by the tests
     split: bool = True    # False: fit the head rule on every sentence and report on every one (the CLI)
 
     @property
@@ -172,6 +174,9 @@ def load(path: str | Path) -> Study:
         models = tuple(ModelSpec(str(m["name"]), str(m["key"]), str(m.get("checkpoint", m["name"]))) for m in raw["models"])
         b = raw["bootstrap"]
         bootstrap = Bootstrap(int(b["resamples"]), int(b["seed"]), float(b["level"]))
+        runtime = raw.get("runtime", {})
+        runtime_models = tuple(str(k) for k in runtime.get("models", []))
+        runtime_tolerance = float(runtime.get("tolerance", 0.0))
     except StudyError:
         raise  # the corpus's own error, naming its file and line
     except KeyError as exc:
@@ -189,10 +194,13 @@ def load(path: str | Path) -> Study:
     keys = [m.key for m in models]
     if len(set(keys)) != len(keys) or not all(k.isidentifier() for k in keys):
         raise StudyError(f"{path}: model keys {keys} must be distinct identifiers")
+    unknown = sorted(set(runtime_models) - set(keys))
+    if unknown:
+        raise StudyError(f"{path}: runtime models {unknown} are not among the model keys {keys}")
     if bootstrap.resamples < 1 or not 0 < bootstrap.level < 1:
         raise StudyError(f"{path}: bootstrap needs resamples >= 1 and 0 < level < 1")
     return Study(path, corpus_path, tuple(sentences), tuple(registers), models, stop_rule, positional,
-                 bootstrap, pairs, anchors)
+                 bootstrap, pairs, anchors, runtime_models, runtime_tolerance)
 
 
 def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -> Study:

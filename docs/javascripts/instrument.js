@@ -1,26 +1,22 @@
-// The instrument: one displayed row per word of a corpus sentence, with its disclosure.
+// The instrument page: one displayed row per word of a sentence, with its disclosure.
 //
-// Data: assets/instrument/index.json and assets/instrument/<model>/<sentence>.json, written
-// by the build (model/site/published.py). The semantics mirror model/instrument.py:
-//   sink share     = row[0] + row[K-1]                     ([CLS] + [SEP], full row)
-//   displayed row  = word columns 1..n without the word's own column, renormalized to 1
-//   content mass   = what that displayed row summed to before renormalization
-// Fragment: #<model>/<sentence>[/<word>/<lens>[/<layer>.<head> | /all-<layer>.<head>]]
-// No framework, no request off the site; text from the data goes in as text, never as HTML.
+// A sentence is either one of the corpus (assets/instrument/<model>/<i>.json, written by
+// the build: model/views.py) or one the reader types, computed in the
+// browser by the runtime (a Web Worker: instrument/worker.js). Both arrive as the same
+// token-level data, and instrument/core.js folds them into rows with the semantics of
+// model/instrument.py; this file only draws them. Lens labels and thresholds come from
+// assets/instrument/index.json, never from here.
+//
+// Fragment: #<model>/<sentence>[/<word>/<lens>[/<layer>.<head> | /all-<layer>.<head>]],
+// where <sentence> is a corpus index or text=<the typed sentence, URI-encoded>.
+// No framework, no request off the site; text from data or the reader goes in as text,
+// never as HTML.
 (function () {
   "use strict";
 
   const SCRIPT_SRC = document.currentScript ? document.currentScript.src : "";
-  const LENSES = [
-    { key: "alpha", label: "α", title: "attention weights α" },
-    { key: "value_norm", label: "‖α v‖", title: "each weight times the norm of the value vector" },
-    { key: "output_norm", label: "‖α f(x)‖", title: "each weight times the norm of the value vector after W_O" },
-  ];
-  const LENS_LABEL = Object.fromEntries(LENSES.map((l) => [l.key, l.label]));
-  const TINY_MASS = 0.10;
-  const cache = new Map(); // url -> Promise of parsed JSON
 
-  // -- the site root and data ---------------------------------------------------------------
+  // -- the site root and its files ----------------------------------------------------------
 
   function siteBase() {
     // The script's own URL, captured when it first ran: instant navigation keeps the
@@ -31,30 +27,34 @@
     return new URL(rel.replace(/\/?$/, "/"), location.href).href;
   }
 
-  function load(path) {
+  const fetched = new Map(); // url -> Promise
+
+  function loadJSON(path) {
     const url = siteBase() + path;
-    if (!cache.has(url)) {
-      cache.set(url, fetch(url).then((r) => {
+    if (!fetched.has(url)) {
+      fetched.set(url, fetch(url).then((r) => {
         if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
         return r.json();
-      }).catch((err) => { cache.delete(url); throw err; }));
+      }).catch((err) => { fetched.delete(url); throw err; }));
     }
-    return cache.get(url);
+    return fetched.get(url);
   }
 
-  // -- semantics (model/instrument.py) ------------------------------------------------------
-
-  function analyse(row, w) {
-    const K = row.length;
-    const content = row.slice(1, K - 1).map((x, j) => (j === w ? 0 : x));
-    const mass = content.reduce((a, b) => a + b, 0);
-    return {
-      raw: row, cls: row[0], sep: row[K - 1], sink: row[0] + row[K - 1], self: row[w + 1],
-      mass, shown: content.map((x) => (mass > 0 ? x / mass : 0)),
-    };
+  function loadScript(path) {
+    const url = siteBase() + path;
+    if (!fetched.has(url)) {
+      fetched.set(url, new Promise((resolve, reject) => {
+        const s = document.createElement("script");
+        s.src = url;
+        s.onload = resolve;
+        s.onerror = () => { fetched.delete(url); reject(new Error(`${path}: could not load`)); };
+        document.head.append(s);
+      }));
+    }
+    return fetched.get(url);
   }
 
-  // -- small DOM helpers --------------------------------------------------------------------
+  // -- small helpers ------------------------------------------------------------------------
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -71,99 +71,352 @@
 
   const pct = (x, digits = 1) => `${(x * 100).toFixed(digits)}%`;
   const quoted = (word) => `“${word}”`;
+  const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
   const median = (xs) => {
     const s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
     return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
   };
+  let uid = 0;
+  const nextId = (stem) => `${stem}-${++uid}`;
 
-  function select(label, options, onchange) {
-    const sel = el("select", { onchange: () => onchange(sel.value) },
-      options.map(([value, text]) => el("option", { value: String(value), text })));
-    return { node: el("label", { class: "instr-field" }, el("span", { text: label }), sel), sel };
+  function field(label, control, cls = "") {
+    const id = control.id || (control.id = nextId("instr-f"));
+    return el("div", { class: `instr-field ${cls}` }, el("label", { for: id, text: label }), control);
   }
+
+  function select(options, onchange, attrs = {}) {
+    const sel = el("select", { ...attrs, onchange: () => onchange(sel.value) },
+      options.map(([value, text]) => el("option", { value: String(value), text })));
+    return sel;
+  }
+
+  // -- the runtime: one worker for the page's life (it survives instant navigation) ---------
+
+  class Runtime {
+    constructor() {
+      this.worker = null;
+      this.next = 1;
+      this.pending = new Map();   // id -> {resolve, reject, onProgress}
+      this.ready = new Set();     // manifests whose layers are loaded
+      this.results = new Map();   // "<manifest>\n<text>" -> {data, info}
+    }
+
+    start() {
+      if (this.worker) return;
+      this.worker = new Worker(siteBase() + "javascripts/instrument/worker.js");
+      this.worker.onmessage = (e) => {
+        const msg = e.data, job = this.pending.get(msg.id);
+        if (!job) return;
+        if (msg.type === "progress") job.onProgress(msg);
+        else {
+          this.pending.delete(msg.id);
+          if (msg.type === "result") job.resolve(msg);
+          else job.reject(Object.assign(new Error(msg.message), { code: msg.code }));
+        }
+      };
+      this.worker.onerror = (e) => {
+        for (const job of this.pending.values()) job.reject(new Error(e.message || "the runtime stopped"));
+        this.pending.clear();
+        this.worker = null;
+      };
+    }
+
+    cached(manifest, text) {
+      return this.results.get(`${manifest}\n${text}`);
+    }
+
+    run(manifest, text, onProgress) {
+      const hit = this.cached(manifest, text);
+      if (hit) return Promise.resolve(hit);
+      this.start();
+      const id = this.next++;
+      return new Promise((resolve, reject) => {
+        this.pending.set(id, { resolve, reject, onProgress });
+        this.worker.postMessage({ type: "run", id, manifest, text });
+      }).then((msg) => {
+        const out = { data: msg.data, info: msg.info };
+        this.ready.add(manifest);
+        this.results.set(`${manifest}\n${text}`, out);
+        if (this.results.size > 20) this.results.delete(this.results.keys().next().value);
+        return out;
+      });
+    }
+  }
+
+  const runtime = new Runtime();
 
   // -- the instrument -----------------------------------------------------------------------
 
   class Instrument {
-    constructor(root, index) {
+    constructor(root, index, core) {
       this.root = root;
       this.index = index;
-      this.view = null;   // the loaded SentenceView
-      this.loading = 0;   // ignores answers to superseded requests
-      this.state = { model: index.default_model, sentence: 0, word: null, lens: "alpha", pick: new Map(), pickAll: null };
+      this.core = core;
+      this.lenses = new Map(index.lenses.map((l) => [l.key, l]));
+      this.view = null;      // {kind, sentence (core.Sentence), data, chosen, info}
+      this.loading = 0;      // a later request supersedes an earlier one
+      this.manifests = new Map(); // model -> manifest (for sizes), loaded when the page opens
+      this.state = { model: index.default_model, sentence: 0, text: null, word: null, lens: index.lenses[0].key,
+        pick: new Map(), pickAll: null };
       this.build();
     }
 
-    // The selectors, built once; render() fills in the rest.
+    meta(model = this.state.model) { return this.index.models[model]; }
+
+    // -- the controls, built once; render() fills in the rest ------------------------------
+
     build() {
-      const models = Object.entries(this.index.models).map(([k, m]) =>
-        [k, `${m.name} (${m.n_layers} layers × ${m.n_heads} heads)`]);
-      this.modelSel = select("Model", models, (v) => this.go({ model: v }));
-      this.sentenceSel = select("Sentence", this.index.sentences.map((s, i) => [i, `${i}. ${s}`]),
-        (v) => this.go({ sentence: Number(v) }));
-      this.lensButtons = LENSES.map((l) => el("button", {
-        type: "button", class: "instr-lens-btn", "data-lens": l.key, title: l.title, text: l.label,
-        onclick: () => this.go({ lens: l.key }),
+      const idx = this.index;
+      this.modelSel = select(Object.entries(idx.models).map(([k, m]) => [k, m.title || m.name]),
+        (v) => this.go({ model: v }), { class: "instr-model" });
+
+      // The corpus picker: filter by text and register; the list shows what matches.
+      this.filter = el("input", { type: "search", class: "instr-filter", autocomplete: "off",
+        placeholder: "a word of the sentence", oninput: () => this.fillList() });
+      const registers = [...new Set(idx.sentences.map((s) => s.register).filter(Boolean))].sort();
+      this.registerSel = registers.length ? select([["", "every register"], ...registers.map((r) => [r, r])],
+        () => this.fillList(), { class: "instr-register" }) : null;
+      this.list = el("select", { class: "instr-list",
+        onchange: () => this.go({ sentence: Number(this.list.value), text: null }) });
+      // A list of six on a wide screen; on a phone, the system's own picker, which shows
+      // long sentences in full where a narrow list would cut them off.
+      const narrow = window.matchMedia("(max-width: 37.5em)");
+      const fit = () => { this.list.size = narrow.matches ? 1 : 6; };
+      fit();
+      narrow.addEventListener("change", fit);
+      this.listCount = el("p", { class: "instr-count", "aria-live": "polite" });
+      const picker = el("fieldset", { class: "instr-picker" },
+        el("legend", { text: "A sentence of the corpus" }),
+        el("div", { class: "instr-picker-filters" },
+          field("Find", this.filter), this.registerSel && field("Register", this.registerSel)),
+        field("Sentence", this.list, "instr-list-field"), this.listCount);
+
+      // The reader's own sentence.
+      this.input = el("input", { type: "text", class: "instr-input", autocomplete: "off", spellcheck: "false",
+        enterkeyhint: "go" });
+      this.help = el("p", { class: "instr-help", id: nextId("instr-help") });
+      this.input.setAttribute("aria-describedby", this.help.id);
+      this.runBtn = el("button", { type: "submit", class: "instr-run", text: "Run" });
+      this.progress = el("progress", { class: "instr-progress-bar", max: "1", value: "0", "aria-label": "Download" });
+      this.progressText = el("span", { class: "instr-progress-text" });
+      this.progressBox = el("div", { class: "instr-progress", hidden: true }, this.progress, this.progressText);
+      this.message = el("p", { class: "instr-message", role: "alert" });
+      const typed = el("form", { class: "instr-typed", onsubmit: (e) => { e.preventDefault(); this.submit(); } },
+        el("label", { for: (this.input.id = nextId("instr-text")), class: "instr-typed-label", text: "Your sentence" }),
+        el("div", { class: "instr-typed-row" }, this.input, this.runBtn),
+        this.help, this.progressBox, this.message);
+
+      this.lensButtons = idx.lenses.map((l) => el("button", {
+        type: "button", class: "instr-lens-btn", "data-lens": l.key, title: l.title, "aria-label": `${l.label}: ${l.title}`,
+        text: l.label, onclick: () => this.go({ lens: l.key }),
       }));
-      this.summary = el("p", { class: "instr-summary", "aria-live": "polite" });
+      this.summary = el("p", { class: "instr-summary" });
+      this.notices = el("div", { class: "instr-notices" });
       this.matrix = el("div", { class: "instr-scroll" });
-      this.detail = el("div", { class: "instr-detail" });
+      this.detail = el("section", { class: "instr-detail" });
+      this.status = el("div", { class: "instr-sr", role: "status" }); // what a screen reader hears on a change
       this.root.replaceChildren(
-        el("div", { class: "instr-controls" }, this.modelSel.node, this.sentenceSel.node,
-          el("div", { class: "instr-field" }, el("span", { text: "Lens" }),
-            el("div", { class: "instr-lens", role: "group", "aria-label": "Lens" }, this.lensButtons))),
-        this.summary, this.matrix, legend(), this.detail);
+        el("div", { class: "instr-controls" },
+          field("Model", this.modelSel),
+          el("div", { class: "instr-field" }, el("span", { class: "instr-label", id: nextId("instr-lens"), text: "Lens (compare)" }),
+            el("div", { class: "instr-lens", role: "group" }, this.lensButtons))),
+        el("div", { class: "instr-sources" }, picker, typed),
+        this.summary, this.notices, this.matrix, legend(), this.detail, this.status);
+      this.root.querySelector(".instr-lens").setAttribute("aria-labelledby", this.root.querySelector(".instr-label").id);
+      this.fillList();
     }
 
-    // Move to a new state; loads the sentence's data when model or sentence change.
-    async go(changes, { writeHash = true } = {}) {
+    fillList() {
+      const words = this.filter.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+      const register = this.registerSel ? this.registerSel.value : "";
+      const opts = [];
+      this.index.sentences.forEach((s, i) => {
+        const text = s.text.toLowerCase();
+        if (register && s.register !== register) return;
+        if (!words.every((w) => text.includes(w))) return;
+        opts.push(el("option", { value: String(i), text: `${i}. ${s.text}${s.register ? ` (${s.register})` : ""}` }));
+      });
+      this.list.replaceChildren(...opts);
+      const n = this.index.sentences.length;
+      this.listCount.textContent = opts.length === n ? `${n} sentences` :
+        opts.length ? `${opts.length} of ${n} sentences match` : `No sentence of the ${n} matches.`;
+      if (this.state.text == null) this.list.value = String(this.state.sentence);
+    }
+
+    // The help under "Your sentence": what typing downloads, read off the model's manifest.
+    async describeRuntime() {
+      const meta = this.meta(), model = this.state.model;
+      this.input.disabled = this.runBtn.disabled = !meta.runtime;
+      if (!meta.runtime) {
+        const others = Object.entries(this.index.models).filter(([, m]) => m.runtime).map(([, m]) => m.name);
+        this.help.textContent = `${meta.name} has no in-browser runtime on this site` +
+          (others.length ? `; choose ${others.join(" or ")} to type a sentence.` : ".");
+        return;
+      }
+      if (runtime.ready.has(siteBase() + meta.runtime)) {
+        this.help.textContent = `Runs ${meta.name} in your browser; its files are already loaded.`;
+        return;
+      }
+      try {
+        if (!this.manifests.has(model)) this.manifests.set(model, await loadJSON(meta.runtime));
+      } catch (err) {
+        this.help.textContent = `Runs ${meta.name} in your browser (its description could not be read: ${err.message}).`;
+        return;
+      }
+      if (model !== this.state.model) return;
+      const man = this.manifests.get(model);
+      const once = man.tokenizer.bytes + man.files.reduce((a, f) => a + f.bytes, 0);
+      this.help.textContent = `Press Enter to run ${meta.name} in your browser; nothing you type leaves it. ` +
+        `The first sentence downloads ${mb(once)} once (the ${man.config.n_layer} layers and the vocabulary), ` +
+        `plus ${(man.embeddings.chunk_bytes / 1e3).toFixed(0)} kB of word embeddings for each new block of ` +
+        `${man.embeddings.rows_per_chunk} vocabulary entries your words use (the whole table is ` +
+        `${mb(man.embeddings.table_bytes)}, never fetched in full). Later sentences reuse what is loaded.`;
+    }
+
+    submit() {
+      const text = this.input.value;
+      if (!text.trim()) {
+        this.say("The box is empty: type a sentence, then press Enter.");
+        return;
+      }
+      this.go({ text, sentence: null, word: null }, { run: true });
+    }
+
+    say(text) { this.message.textContent = text; }
+
+    // -- state ----------------------------------------------------------------------------
+
+    // Move to a new state; fetches or computes the sentence's data when it changes.
+    async go(changes, { writeHash = true, run = false } = {}) {
       const s = this.state;
-      const reload = !this.view || ("model" in changes && changes.model !== s.model) ||
-        ("sentence" in changes && changes.sentence !== s.sentence);
+      const before = { model: s.model, sentence: s.sentence, text: s.text };
       Object.assign(s, changes);
-      if (!(s.model in this.index.models)) s.model = this.index.default_model;
-      if (!(s.sentence >= 0 && s.sentence < this.index.sentences.length)) s.sentence = 0;
-      if (!LENS_LABEL[s.lens]) s.lens = "alpha";
+      if (!Object.hasOwn(this.index.models, s.model)) s.model = this.index.default_model;
+      if (s.text == null && !(s.sentence >= 0 && s.sentence < this.index.sentences.length)) s.sentence = 0;
+      if (s.text != null) s.sentence = null;
+      if (!this.lenses.has(s.lens)) s.lens = this.index.lenses[0].key;
+      const reload = !this.view || before.model !== s.model || before.sentence !== s.sentence || before.text !== s.text
+        || (s.text != null && run && this.view.kind !== "typed");
+      if (before.model !== s.model || !this.described) { this.described = true; this.describeRuntime(); }
       if (reload) {
         const ticket = ++this.loading;
+        if (!("pick" in changes)) s.pick = new Map();
+        if (!("pickAll" in changes)) s.pickAll = null;
+        this.say("");
         this.root.classList.add("instr-busy");
         let view;
         try {
-          view = await load(`assets/instrument/${s.model}/${s.sentence}.json`);
+          view = s.text == null ? await this.corpusView(s.model, s.sentence) : await this.typedView(s.model, s.text, run, ticket);
         } catch (err) {
-          this.summary.textContent = `Could not load the data: ${err.message}`;
-          console.error(err);
+          if (ticket === this.loading) this.failed(err);
           return;
         } finally {
           if (ticket === this.loading) this.root.classList.remove("instr-busy");
         }
         if (ticket !== this.loading) return;
         this.view = view;
-        if (!("pick" in changes)) s.pick = new Map();
-        if (!("pickAll" in changes)) s.pickAll = null;
       }
-      if (!this.view.shown.includes(s.word)) s.word = this.view.shown[0];
+      if (this.view && this.view.data && !this.view.data.shown.includes(s.word)) s.word = this.view.data.shown[0] ?? null;
       this.render();
       if (writeHash) history.replaceState(history.state, "", `#${this.fragment()}`);
     }
 
+    async corpusView(model, i) {
+      const data = await loadJSON(`assets/instrument/${model}/${i}.json`);
+      return { kind: "corpus", data, sentence: new this.core.Sentence(data), chosen: data.chosen, info: null };
+    }
+
+    // A typed sentence: from the runtime, if the reader asked or its files are loaded;
+    // otherwise a prompt (a link must not start a download of tens of MB by itself).
+    async typedView(model, text, run, ticket) {
+      this.input.value = text;
+      const meta = this.meta(model);
+      if (!meta.runtime) return { kind: "unavailable", data: null };
+      const manifest = siteBase() + meta.runtime;
+      if (!run && !runtime.ready.has(manifest) && !runtime.cached(manifest, text)) {
+        try { // the prompt says how much running it downloads
+          if (!this.manifests.has(model)) this.manifests.set(model, await loadJSON(meta.runtime));
+        } catch (err) { /* the prompt goes without the size */ }
+        return { kind: "prompt", data: null };
+      }
+      this.showProgress({ stage: "start" });
+      let out;
+      try {
+        out = await runtime.run(manifest, text, (p) => { if (ticket === this.loading) this.showProgress(p); });
+      } finally {
+        if (ticket === this.loading) this.progressBox.hidden = true;
+      }
+      const { data, info } = out;
+      const sentence = new this.core.Sentence(data);
+      const chosen = {};
+      for (const lens of this.lenses.keys()) {
+        const excluded = new Set((meta.positional[lens] || []).map(([l, h]) => `${l}.${h}`));
+        chosen[lens] = sentence.chooseHeads(lens, data.shown, excluded);
+      }
+      this.announce(`Computed in your browser: ${data.words.length} words, ${data.tokens.length} tokens.`);
+      this.describeRuntime(); // now: "already loaded"
+      return { kind: "typed", data, sentence, chosen, info };
+    }
+
+    showProgress(p) {
+      this.progressBox.hidden = false;
+      if (p.stage === "download") {
+        if (p.total > 1e6 && this.announcedTotal !== p.total) {
+          this.announcedTotal = p.total;
+          this.announce(`Downloading the model: ${mb(p.total)}.`);
+        }
+        this.progress.max = p.total;
+        this.progress.value = p.loaded;
+        this.progress.setAttribute("aria-label", "Downloading the model");
+        this.progressText.textContent = `Downloading the model: ${mb(p.loaded)} of ${mb(p.total)}`;
+      } else if (p.stage === "compute") {
+        this.progress.max = p.n_layers;
+        this.progress.value = p.layer;
+        this.progress.setAttribute("aria-label", "Running the model");
+        this.progressText.textContent = `Running the model: layer ${p.layer} of ${p.n_layers}`;
+      } else {
+        this.progress.removeAttribute("value"); // indeterminate until the sizes are known
+        this.progressText.textContent = "Starting the model…";
+      }
+    }
+
+    failed(err) {
+      const messages = {
+        "no-tokens": "Nothing to read: every character of this sentence is one the tokenizer drops " +
+          "(control, formatting or unassigned characters). Type some words.",
+        "too-long": "The first word of this sentence is longer than the model can read at once.",
+        network: `The model's files could not be fetched (${err.message}). Check the connection and press Enter again.`,
+      };
+      this.say(messages[err.code] || `The sentence could not be run: ${err.message}`);
+      if (!err.code) console.error(err);
+      this.view = this.state.text != null ? { kind: "failed", data: null } : this.view;
+      this.render();
+    }
+
     fragment() {
       const s = this.state;
+      const where = s.text != null ? `text=${encodeURIComponent(s.text)}` : String(s.sentence);
       const head = s.pickAll ? `/all-${s.pickAll.join(".")}` : s.pick.has(s.word) ? `/${s.pick.get(s.word).join(".")}` : "";
-      return `${s.model}/${s.sentence}/${s.word}/${s.lens}${head}`;
+      return `${encodeURIComponent(s.model)}/${where}/${s.word ?? ""}/${s.lens}${head}`;
     }
 
     fromHash() {
-      const parts = decodeURIComponent(location.hash.replace(/^#/, "")).split("/");
-      const known = parts[0] in this.index.models; // anything else: the defaults
-      const changes = { model: known ? parts[0] : this.index.default_model,
-        sentence: known && parts.length > 1 ? Number(parts[1]) : 0, word: null, lens: "alpha",
-        pick: new Map(), pickAll: null };
+      let parts;
+      try {
+        parts = location.hash.replace(/^#/, "").split("/").map(decodeURIComponent);
+      } catch (err) {
+        parts = []; // a malformed address: the defaults
+      }
+      const known = Object.hasOwn(this.index.models, parts[0]); // anything else: the defaults
+      const changes = { model: known ? parts[0] : this.index.default_model, sentence: 0, text: null, word: null,
+        lens: this.index.lenses[0].key, pick: new Map(), pickAll: null };
       if (!known) return this.go(changes, { writeHash: false });
-      if (parts.length > 2) changes.word = Number(parts[2]);
+      if (parts.length > 1 && parts[1].startsWith("text=")) changes.text = parts[1].slice(5);
+      else if (parts.length > 1) changes.sentence = Number(parts[1]);
+      if (parts.length > 2 && parts[2] !== "") changes.word = Number(parts[2]);
       if (parts.length > 3) changes.lens = parts[3];
       const m = /^(all-)?(\d+)\.(\d+)$/.exec(parts[4] || "");
-      const meta = this.index.models[parts[0]];
+      const meta = this.meta(parts[0]);
       if (m && +m[2] < meta.n_layers && +m[3] < meta.n_heads) {
         const lh = [+m[2], +m[3]];
         if (m[1]) changes.pickAll = lh; else changes.pick.set(changes.word, lh);
@@ -171,81 +424,170 @@
       return this.go(changes, { writeHash: false });
     }
 
+    // -- rows -----------------------------------------------------------------------------
+
     // The head word w is viewed on, and whether the reader picked it.
     headOf(w) {
       const s = this.state, v = this.view;
       if (s.pickAll) return { lh: s.pickAll, picked: true };
       if (s.pick.has(w)) return { lh: s.pick.get(w), picked: true };
-      return { lh: v.chosen[s.lens][v.shown.indexOf(w)], picked: false };
+      return { lh: v.chosen[s.lens][v.data.shown.indexOf(w)], picked: false };
     }
 
     rowOf(w) {
       const { lh, picked } = this.headOf(w);
-      return { w, lh, picked, ...analyse(this.view.rows[this.state.lens][lh[0]][lh[1]][w], w) };
+      return { lh, picked, ...this.view.sentence.row(this.state.lens, lh[0], lh[1], w) };
     }
 
+    // -- drawing --------------------------------------------------------------------------
+
     render() {
-      const s = this.state, v = this.view, meta = this.index.models[s.model];
-      this.modelSel.sel.value = s.model;
-      this.sentenceSel.sel.value = String(s.sentence);
+      this.draw();
+      // For scripts that wait on the page (the tests, the benchmark): the table is drawn.
+      this.root.dispatchEvent(new CustomEvent("instrument:drawn", { detail: { view: this.view ? this.view.kind : null } }));
+    }
+
+    draw() {
+      const s = this.state, v = this.view, meta = this.meta(), idx = this.index;
+      const focusKey = document.activeElement && this.root.contains(document.activeElement)
+        ? document.activeElement.dataset.focus : null;
+      this.modelSel.value = s.model;
+      if (s.text == null) this.list.value = String(s.sentence); else this.list.selectedIndex = -1;
       for (const b of this.lensButtons) b.setAttribute("aria-pressed", String(b.dataset.lens === s.lens));
-      this.root.dataset.model = s.model;
-      this.root.dataset.sentence = String(s.sentence);
-      this.root.dataset.word = String(s.word);
-      this.root.dataset.lens = s.lens;
-      const rows = v.shown.map((w) => this.rowOf(w));
+      Object.assign(this.root.dataset, { model: s.model, sentence: s.text == null ? String(s.sentence) : "typed",
+        word: String(s.word), lens: s.lens, view: v ? v.kind : "none" });
+      this.notices.replaceChildren(...this.noticesFor(v, meta));
+      const rows = v && v.data ? v.data.shown.map((w) => this.rowOf(w)) : [];
       if (!rows.length) {
-        this.summary.textContent = "This sentence has no word with a displayed row.";
+        this.summary.textContent = v && v.data ? "No word of this sentence gets a row: it is all punctuation." : "";
         this.matrix.replaceChildren();
         this.detail.replaceChildren();
         return;
       }
-      const over = rows.filter((r) => r.sink > meta.threshold).length;
-      this.summary.textContent = `${meta.name}, lens ${LENS_LABEL[s.lens]}: ${over} of ${rows.length} rows ` +
-        `lose more than ${pct(meta.threshold, 0)} of their weight to [CLS] and [SEP]; ` +
-        `the median row loses ${pct(median(rows.map((r) => r.sink)))}.`;
-      const focused = document.activeElement && document.activeElement.closest(".instr-row");
-      this.matrix.replaceChildren(this.table(rows, meta));
-      if (focused) this.matrix.querySelector(`.instr-row[data-word="${s.word}"]`).focus();
+      const lens = this.lenses.get(s.lens);
+      const over = rows.filter((r) => r.sink > idx.threshold).length;
+      this.summary.textContent = `${meta.name}, lens ${lens.label}: ${over} of ${rows.length} rows ` +
+        `lose more than ${pct(idx.threshold, 0)} of their weight to [CLS] and [SEP]; ` +
+        `the median row loses ${pct(median(rows.map((r) => r.sink)))}, ` +
+        `and ${pct(median(rows.map((r) => r.punct)))} to punctuation.`;
+      this.matrix.replaceChildren(this.table(rows));
       const selected = rows.find((r) => r.w === s.word);
       this.detail.replaceChildren(...(selected ? this.panel(selected, meta) : []));
+      if (focusKey) {
+        const again = this.root.querySelector(`[data-focus="${focusKey}"]`);
+        if (again && !again.disabled) again.focus();
+        else if (again) this.root.querySelector('[data-focus="layer"]')?.focus();
+      }
+    }
+
+    noticesFor(v, meta) {
+      if (!v || v.kind === "corpus" || v.kind === "failed") return [];
+      if (v.kind === "unavailable") {
+        return [el("p", { class: "instr-notice", text: `${meta.name} cannot run in the browser on this site; ` +
+          "choose another model to see a sentence of your own." })];
+      }
+      if (v.kind === "prompt") {
+        const man = this.manifests.get(this.state.model);
+        const size = man ? ` (it downloads about ${mb(man.tokenizer.bytes + man.files.reduce((a, f) => a + f.bytes, 0))} once)` : "";
+        return [el("div", { class: "instr-notice instr-prompt" },
+          el("p", { text: `This address shows a sentence of its own: ${quoted(this.state.text)}. ` +
+            `To see its rows, run ${meta.name} in your browser${size}.` }),
+          el("button", { type: "button", class: "instr-run-link", "data-focus": "run-link", text: "Run the model on it",
+            onclick: () => this.go({ text: this.state.text }, { run: true }) }))];
+      }
+      const { data, info } = v, out = [];
+      out.push(el("p", { class: "instr-notice", text: `Your sentence, run by ${meta.name} in your browser ` +
+        `(${data.words.length} words, ${data.tokens.length} tokens). The heads are the rule's, applied here: ` +
+        "the same rule as for the corpus, with the positional heads found on the corpus." }));
+      if (info.droppedWords) {
+        out.push(el("p", { class: "instr-notice instr-notice-warn", text: `Your sentence has ${info.nTokens} tokens; ` +
+          `the model reads at most ${info.maxTokens}, [CLS] and [SEP] included. Shown: its first ${info.keptWords} ` +
+          `words (${data.tokens.length} tokens); the last ${info.droppedWords} words are left out.` }));
+      }
+      const unknown = data.words.filter((_, w) => this.isUnknown(w));
+      if (unknown.length) {
+        out.push(el("p", { class: "instr-notice", text: `Not in the model's vocabulary, so read as ${info.unk}: ` +
+          `${unknown.map(quoted).join(", ")}. Their rows and columns are marked ${info.unk}.` }));
+      }
+      return out;
+    }
+
+    isUnknown(w) {
+      const v = this.view;
+      if (!v || v.kind !== "typed") return false;
+      return v.data.tokens.some((t, i) => t === v.info.unk && v.data.word_ids[i] === w);
+    }
+
+    wordLabel(w) {
+      return this.isUnknown(w) ? `${this.view.data.words[w]} [${this.view.info.unk.replace(/^\[|\]$/g, "")}]`
+        : this.view.data.words[w];
     }
 
     // The sentence: one row per shown word; columns [CLS], the words, [SEP].
-    table(rows, meta) {
-      const v = this.view, n = v.words.length;
-      const cols = ["[CLS]", ...v.words, "[SEP]"];
+    table(rows) {
+      const v = this.view.data, n = v.words.length, idx = this.index, s = this.state;
+      const cols = ["[CLS]", ...v.words.map((_, w) => this.wordLabel(w)), "[SEP]"];
+      const colClass = (k) => k === 0 || k === n + 1 ? "instr-col instr-col-sink"
+        : v.punct[k - 1] ? "instr-col instr-col-punct" : "instr-col";
       const head = el("tr", {},
         el("th", { class: "instr-h-word", scope: "col", text: "Word" }),
         el("th", { class: "instr-h-meta", scope: "col", text: "Head" }),
         el("th", { class: "instr-h-meta", scope: "col", text: "Sink" }),
-        cols.map((c, k) => el("th", { scope: "col", class: k === 0 || k === n + 1 ? "instr-col instr-col-sink" : "instr-col" },
-          el("span", { text: c }))),
+        el("th", { class: "instr-h-meta", scope: "col", text: "Punct." }),
+        cols.map((c, k) => el("th", { scope: "col", class: colClass(k) }, el("span", { text: c }))),
         el("th", { class: "instr-h-meta", scope: "col", text: "Content" }));
-      const body = el("tbody");
+      const body = el("tbody", { onkeydown: (e) => this.rowKey(e) });
       for (const r of rows) {
-        const word = v.words[r.w];
-        const warn = r.sink > meta.threshold, tiny = r.mass < TINY_MASS;
+        const word = this.wordLabel(r.w);
+        const warn = r.sink > idx.threshold, tiny = r.mass < idx.tiny_mass;
+        const open = r.w === s.word;
         body.append(el("tr", {
-          class: "instr-row" + (r.w === this.state.word ? " instr-selected" : "") + (warn ? " instr-warn" : ""),
-          tabindex: "0", "aria-selected": String(r.w === this.state.word),
+          class: "instr-row" + (open ? " instr-selected" : "") + (warn ? " instr-warn" : ""),
+          tabindex: open ? "0" : "-1", "aria-current": open ? "true" : null, "data-focus": `row-${r.w}`,
+          "aria-label": this.rowLabel(r, word, warn),
           "data-word": r.w, "data-layer": r.lh[0], "data-head": r.lh[1],
-          "data-sink": r.sink, "data-mass": r.mass,
+          "data-sink": r.sink, "data-punct": r.punct, "data-mass": r.mass,
           onclick: () => this.go({ word: r.w }),
-          onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); this.go({ word: r.w }); } },
         },
         el("th", { scope: "row", class: "instr-word", text: word }),
         el("td", { class: "instr-head" + (r.picked ? " instr-picked" : ""),
           title: r.picked ? "your pick" : "the instrument's choice", text: `L${r.lh[0]} H${r.lh[1]}` }),
         el("td", {}, badge(r.sink, warn)),
+        el("td", { class: "instr-punct-share", text: pct(r.punct) }),
         cols.map((c, k) => this.cell(r, k, word, c)),
         el("td", { class: "instr-mass" + (tiny ? " instr-tiny" : ""), text: pct(r.mass) })));
         if (tiny) {
           body.append(el("tr", { class: "instr-note-row" },
-            el("td", { colspan: String(cols.length + 4), class: "instr-note", text: massNote(r, word) })));
+            el("td", { colspan: String(cols.length + 5), class: "instr-note" },
+              el("span", { text: massNote(r, word) }))));
         }
       }
-      return el("table", { class: "instr-matrix" }, el("thead", {}, head), body);
+      return el("table", { class: "instr-matrix", "aria-label": "One row per word: where its attention goes" },
+        el("thead", {}, head), body);
+    }
+
+    rowLabel(r, word, warn) {
+      return `${word}: layer ${r.lh[0]}, head ${r.lh[1]}${r.picked ? " (your pick)" : ""}; ` +
+        `sink ${pct(r.sink)}${warn ? ", warning: above the threshold" : ""}; punctuation ${pct(r.punct)}; ` +
+        `content ${pct(r.mass)}` + (r.w === this.state.word ? "; open" : "");
+    }
+
+    // Arrow keys move between rows; Enter or Space opens one; Home and End go to the ends.
+    rowKey(e) {
+      const row = e.target.closest(".instr-row");
+      if (!row) return;
+      const all = [...this.matrix.querySelectorAll(".instr-row")];
+      const at = all.indexOf(row);
+      const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: all.length - 1 }[e.key];
+      if (to !== undefined) {
+        e.preventDefault();
+        const next = all[Math.max(0, Math.min(all.length - 1, to))];
+        for (const r of all) r.tabIndex = r === next ? 0 : -1;
+        next.focus();
+      } else if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        this.go({ word: Number(row.dataset.word) });
+      }
     }
 
     cell(r, k, word, to) {
@@ -258,53 +600,67 @@
         return el("td", { class: "instr-cell instr-self", text: "·",
           title: `${quoted(word)} itself: ${pct(r.raw[k])} of the full row, dropped from the display` });
       }
-      const x = r.shown[k - 1];
+      const x = r.shown[k - 1], punct = this.view.data.punct[k - 1];
       return el("td", {
-        class: "instr-cell" + (x >= 0.3 ? " instr-dark" : ""),
+        class: "instr-cell" + (punct ? " instr-punct" : ""),
         style: `--w:${Math.sqrt(x).toFixed(3)}`,
-        title: `${quoted(word)} → ${quoted(to)}: ${pct(x)} of the displayed row (${pct(r.raw[k])} of the full row)`,
+        title: `${quoted(word)} → ${quoted(to)}${punct ? " (punctuation)" : ""}: ${pct(x)} of the displayed row ` +
+          `(${pct(r.raw[k])} of the full row)`,
         text: x >= 0.095 ? Math.round(x * 100) : "",
       });
     }
 
-    // The selected word: its head picker, its disclosure, its row in detail.
+    // The open word: its head picker, its disclosure, its row in detail.
     panel(r, meta) {
-      const s = this.state, v = this.view, word = v.words[r.w];
-      const chosen = v.chosen[s.lens][v.shown.indexOf(r.w)];
-      const layer = select("Layer", [...Array(meta.n_layers).keys()].map((i) => [i, String(i)]),
-        (x) => this.pickHead([Number(x), r.lh[1]]));
-      const headSel = select("Head", [...Array(meta.n_heads).keys()].map((i) => [i, String(i)]),
-        (x) => this.pickHead([r.lh[0], Number(x)]));
-      layer.sel.value = String(r.lh[0]);
-      headSel.sel.value = String(r.lh[1]);
-      layer.sel.classList.add("instr-layer");
-      headSel.sel.classList.add("instr-headsel");
-      const all = el("input", { type: "checkbox", class: "instr-all", checked: !!s.pickAll,
-        onchange: () => this.pickHead(r.lh, all.checked) });
-      const reset = el("button", { type: "button", class: "instr-reset", disabled: !r.picked,
+      const s = this.state, v = this.view, data = v.data, word = this.wordLabel(r.w), idx = this.index;
+      const lens = this.lenses.get(s.lens);
+      const chosen = v.chosen[s.lens][data.shown.indexOf(r.w)];
+      const layer = select([...Array(meta.n_layers).keys()].map((i) => [i, String(i)]),
+        (x) => this.pickHead([Number(x), r.lh[1]]), { class: "instr-layer", "data-focus": "layer" });
+      const headSel = select([...Array(meta.n_heads).keys()].map((i) => [i, String(i)]),
+        (x) => this.pickHead([r.lh[0], Number(x)]), { class: "instr-headsel", "data-focus": "head" });
+      layer.value = String(r.lh[0]);
+      headSel.value = String(r.lh[1]);
+      const all = el("input", { type: "checkbox", class: "instr-all", checked: !!s.pickAll, "data-focus": "all",
+        id: nextId("instr-all"), onchange: () => this.pickHead(r.lh, all.checked) });
+      const reset = el("button", { type: "button", class: "instr-reset", disabled: !r.picked, "data-focus": "reset",
         text: `Instrument's choice (L${chosen[0]} H${chosen[1]})`,
         onclick: () => this.go({ pick: new Map(), pickAll: null }) });
 
-      const why = r.picked ? "your pick" : `the instrument's choice under ${LENS_LABEL[s.lens]}`;
+      const why = r.picked ? "your pick" : `the instrument's choice under ${lens.label}` +
+        (v.kind === "typed" ? ", computed here by the same rule" : "");
+      const warn = r.sink > idx.threshold;
       const notes = [el("p", {},
-        badge(r.sink, r.sink > meta.threshold, "sink "),
+        badge(r.sink, warn, "sink "),
         ` ${pct(r.sink)} of this row went to [CLS] (${pct(r.cls)}) and [SEP] (${pct(r.sep)}), `,
         `and ${pct(r.self)} to ${quoted(word)} itself. The displayed weights are the remaining `,
         `${pct(r.mass)}, renormalized to sum to 100%.`)];
-      if (r.sink > meta.threshold) {
-        notes.push(el("p", { class: "instr-warning", role: "note" },
+      const puncts = data.words.map((x, w) => [x, w]).filter(([, w]) => data.punct[w] && w !== r.w);
+      notes.push(el("p", { class: "instr-punct-note" }, puncts.length
+        ? `${pct(r.punct)} of the full row went to punctuation (${puncts.map(([x]) => quoted(x)).join(", ")}): ` +
+          "counted apart from the sink, it stays in the displayed row."
+        : "No punctuation in this sentence besides the word itself."));
+      if (warn) {
+        notes.push(el("p", { class: "instr-warning" },
           el("strong", { text: "Warning: " }),
-          `more than ${pct(meta.threshold, 0)} of this row went to [CLS] and [SEP]. `,
+          `more than ${pct(idx.threshold, 0)} of this row went to [CLS] and [SEP]. `,
           "Whatever ranking the row shows is drawn from less than half of what the head attended to."));
       }
-      if (r.mass < TINY_MASS) {
-        notes.push(el("p", { class: "instr-warning instr-tiny-note", role: "note", text: massNote(r, word) }));
+      if (r.mass < idx.tiny_mass) {
+        notes.push(el("p", { class: "instr-warning instr-tiny-note", text: massNote(r, word) }));
       }
+      const toks = data.tokens.filter((_, i) => data.word_ids[i] === r.w);
+      notes.push(el("p", { class: "instr-tokens", text: `${quoted(data.words[r.w])} enters the model as ` +
+        `${toks.map((t) => `“${t}”`).join(" + ")}.` }));
+      const titleId = nextId("instr-detail-title");
+      this.detail.setAttribute("aria-labelledby", titleId);
       return [
-        el("div", { class: "instr-detail-title" },
+        el("p", { class: "instr-detail-title", id: titleId },
           el("strong", { text: `The row of ${quoted(word)}` }), ` on layer ${r.lh[0]}, head ${r.lh[1]} (${why})`),
-        el("div", { class: "instr-heads" }, el("span", { class: "instr-heads-label", text: "View on another head:" }),
-          layer.node, headSel.node, el("label", { class: "instr-field instr-check" }, all, el("span", { text: "for every word" })),
+        el("div", { class: "instr-heads", role: "group", "aria-label": "View this row on another head" },
+          el("span", { class: "instr-heads-label", text: "View on another head:" }),
+          field("Layer", layer), field("Head", headSel),
+          el("div", { class: "instr-field instr-check" }, all, el("label", { for: all.id, text: "for every word" })),
           reset),
         ...notes,
         this.bars(r, word),
@@ -319,27 +675,35 @@
       return this.go({ pickAll: null, pick });
     }
 
+    // The open row as a vertical list: every column, as displayed and in the full row.
     bars(r, word) {
-      const v = this.view, n = v.words.length;
+      const v = this.view.data, n = v.words.length;
       const body = el("tbody");
       const bar = (x, cls) => el("span", { class: `instr-bar ${cls}`, style: `width:${(x * 100).toFixed(2)}%` });
       for (let k = 0; k <= n + 1; k++) {
-        const sink = k === 0 || k === n + 1, self = k - 1 === r.w;
-        const label = k === 0 ? "[CLS]" : k === n + 1 ? "[SEP]" : v.words[k - 1];
+        const sink = k === 0 || k === n + 1, self = k - 1 === r.w, punct = !sink && v.punct[k - 1];
+        const label = k === 0 ? "[CLS]" : k === n + 1 ? "[SEP]" : this.wordLabel(k - 1);
         const x = sink || self ? null : r.shown[k - 1];
-        body.append(el("tr", { class: sink ? "instr-bar-sink" : self ? "instr-bar-self" : "" },
-          el("th", { scope: "row", text: self ? `${label} (itself)` : label }),
+        body.append(el("tr", { class: sink ? "instr-bar-sink" : self ? "instr-bar-self" : punct ? "instr-bar-punct" : "" },
+          el("th", { scope: "row", text: self ? `${label} (itself)` : punct ? `${label} (punctuation)` : label }),
           el("td", { class: "instr-track" }, x == null ? el("span", { class: "instr-dropped", text: "not shown" }) : bar(x, "instr-bar-shown")),
           el("td", { class: "instr-num", text: x == null ? "—" : pct(x) }),
           el("td", { class: "instr-track" }, bar(r.raw[k], sink ? "instr-bar-sinkfill" : self ? "instr-bar-selffill" : "instr-bar-raw")),
           el("td", { class: "instr-num", text: pct(r.raw[k]) })));
       }
       return el("table", { class: "instr-bars" },
+        el("caption", { text: `Where the attention of ${quoted(word)} goes, column by column` }),
         el("thead", {}, el("tr", {},
-          el("th", { scope: "col", text: `From ${quoted(word)} to` }),
+          el("th", { scope: "col", text: "To" }),
           el("th", { scope: "col", colspan: "2", text: "As displayed" }),
           el("th", { scope: "col", colspan: "2", text: "In the full row" }))),
         body);
+    }
+
+    announce(text) {
+      // Emptied first, so the same sentence twice is still read out.
+      this.status.textContent = "";
+      setTimeout(() => { this.status.textContent = text; }, 50);
     }
   }
 
@@ -347,8 +711,8 @@
     return el("span", {
       class: "instr-badge" + (warn ? " instr-badge-warn" : ""),
       title: `${pct(sink)} of the full row went to [CLS] and [SEP]`,
-      text: `${warn ? "⚠ " : ""}${prefix}${pct(sink)}`,
-    });
+    }, el("span", { class: "instr-sr", text: warn ? "warning, sink share " : "sink share " }),
+    el("span", { "aria-hidden": "true", text: `${warn ? "⚠ " : ""}${prefix}` }), pct(sink));
   }
 
   function massNote(r, word) {
@@ -362,6 +726,8 @@
         "shade: share of the displayed row (square-root scale; numbers in %)"),
       el("span", {}, el("span", { class: "instr-swatch instr-sink" }),
         "[CLS], [SEP]: dropped from the display; number = % of the full row"),
+      el("span", {}, el("span", { class: "instr-swatch instr-punct" }),
+        "punctuation: kept in the display, its full-row share in Punct."),
       el("span", {}, el("span", { class: "instr-swatch instr-self", text: "·" }), "the word itself, dropped"),
       el("span", {}, el("span", { class: "instr-badge instr-badge-warn", text: "⚠" }), "sink share above the threshold"));
   }
@@ -375,7 +741,8 @@
     if (!root || root.dataset.ready) return;
     root.dataset.ready = "1";
     try {
-      current = new Instrument(root, await load("assets/instrument/index.json"));
+      const [index] = await Promise.all([loadJSON("assets/instrument/index.json"), loadScript("javascripts/instrument/core.js")]);
+      current = new Instrument(root, index, window.InstrumentCore);
       await current.fromHash();
     } catch (err) {
       root.textContent = `The instrument could not start: ${err.message}`;

@@ -71,6 +71,7 @@ def flatten(results: dict) -> Numbers:
         "positional_threshold": results["positional_threshold"],
     }
     _put(out, "bootstrap", results["bootstrap"])
+    out["runtime.tolerance"] = results["runtime"]["tolerance"]
     _put(out, "corpus", results["corpus"])
     for register, n in results["corpus"]["registers"].items():
         out[f"corpus.register.{register}"] = n
