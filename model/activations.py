@@ -78,7 +78,7 @@ def from_oracle(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
         Activations(
             alpha=np.stack(o.alpha),
             value_norm=np.linalg.norm(np.stack(o.value), axis=-1),
-            output_norm=np.linalg.norm(np.stack(o.f), axis=-1),
+            output_norm=np.stack(o.f_norm),
             hidden=o.hidden,
         )
         for o in np_oracle.forward(ckpt, batch)

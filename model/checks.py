@@ -111,7 +111,9 @@ def wrong_aggregation(m: Measured) -> mutants.WrongAggregation:
 
 
 def run(ckpt: Checkpoint, m: Measured, study) -> None:
-    """Fill in the checks and the mutant's run on `m.results`."""
-    every = list(range(len(m.corpus.toks)))
-    m.results.checks = self_checks(ckpt, m, study.positional_threshold, study.halves, every)
+    """Fill in the checks and the mutant's run on `m.results`. The oracle re-runs every
+    n-th sentence, n = the model's `oracle_every` in study.yml (1 for all of them)."""
+    n = next((spec.oracle_every for spec in study.models if spec.key == m.results.key), 1)
+    m.results.checks = self_checks(ckpt, m, study.positional_threshold, study.halves,
+                                   list(range(0, len(m.corpus.toks), n)))
     m.results.mutant = {"wrong_agg": wrong_aggregation(m)}

@@ -192,12 +192,11 @@ class Encoder(nn.Module):
 
     @classmethod
     def from_checkpoint(cls, ckpt: Checkpoint) -> "Encoder":
-        # Built on the meta device, so no parameter is randomly initialised and then
-        # overwritten (a second of the 110M-parameter MPNet); the copies become them.
-        with torch.device("meta"):
-            model = cls(ckpt.config)
+        # Built on the CPU and overwritten: building on torch's "meta" device would skip
+        # the random initialisation (a second on MPNet) but imports torch._dynamo (two).
+        model = cls(ckpt.config)
         state = {k: torch.tensor(v) for k, v in ckpt.tensors.items()}
-        model.load_state_dict(state, strict=True, assign=True)  # names match one to one
+        model.load_state_dict(state, strict=True)  # names match one to one
         return model.eval()
 
     @torch.no_grad()

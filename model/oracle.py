@@ -1,4 +1,4 @@
-"""The oracle: the same forward pass in NumPy float64, one sentence at a time.
+"""The oracle: the same forward pass in NumPy float64, no padding.
 
 Written independently of `encoder.py` (no torch, no shared helpers), function for
 function with the same names, so the two can be read side by side. It shares only
@@ -9,7 +9,13 @@ from `position_offset`, no token-type embedding, and the relative-position bias,
 buckets `relative_bucket` finds in exact integer arithmetic where the reference (and
 MPNet's own code) take a float32 logarithm.
 
-Shapes: T tokens, C = d_model, nh heads, hs head size, F = d_ff.
+Sentences run together without padding: the per-token layers (projections, LayerNorm,
+the feed-forward block) over all of a batch's tokens at once, [N, C], which keeps the
+float64 matrix products large enough to be fast; attention, the one place tokens meet,
+sentence by sentence.
+
+Shapes: N tokens of a batch, T tokens of one sentence, C = d_model, nh heads, hs head
+size, F = d_ff.
 """
 from __future__ import annotations
 
@@ -17,7 +23,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import erf
-from threadpoolctl import threadpool_limits
 
 from .weights import Checkpoint
 
@@ -27,7 +32,8 @@ class OracleOutput:
     hidden: np.ndarray        # [T, C]
     alpha: list[np.ndarray]   # L x [nh, T, T]
     value: list[np.ndarray]   # L x [nh, T, hs]
-    f: list[np.ndarray]       # L x [nh, T, C]
+    f_norm: list[np.ndarray]  # L x [nh, T]: ||f|| = ||v W_O^h||
+    f: list[np.ndarray] = field(default_factory=list)              # L x [nh, T, C], if asked for (12x v)
     hidden_states: list[np.ndarray] = field(default_factory=list)  # L+1 x [T, C]: embeddings, then each layer
 
 
@@ -89,56 +95,84 @@ def position_bias(T: int, w: dict[str, np.ndarray], cfg) -> np.ndarray:
     return table[per_d[d + T - 1]].transpose(2, 0, 1)   # [T, T, nh] -> [nh, T, T]
 
 
-def attention(x: np.ndarray, w: dict[str, np.ndarray], p: str, nh: int, eps: float, bias=None):
-    T, C = x.shape
+def attention(x: np.ndarray, w: dict[str, np.ndarray], p: str, nh: int, eps: float, lengths: list[int],
+              biases: list, with_f: bool):
+    """x [N, C], the tokens of sentences of `lengths`, one after the other."""
+    N, C = x.shape
     hs = C // nh
-    heads = lambda t: t.reshape(T, nh, hs).transpose(1, 0, 2)  # [nh, T, hs]
-    q = heads(linear(x, w[p + "attention.self.query.weight"], w[p + "attention.self.query.bias"]))
-    k = heads(linear(x, w[p + "attention.self.key.weight"], w[p + "attention.self.key.bias"]))
-    v = heads(linear(x, w[p + "attention.self.value.weight"], w[p + "attention.self.value.bias"]))
-    scores = q @ k.transpose(0, 2, 1) / np.sqrt(hs)  # [nh, T, T]
-    if bias is not None:  # MPNet's relative-position bias [nh, T, T]
-        scores = scores + bias
-    alpha = softmax(scores)
+    q = linear(x, w[p + "attention.self.query.weight"], w[p + "attention.self.query.bias"])  # [N, C]
+    k = linear(x, w[p + "attention.self.key.weight"], w[p + "attention.self.key.bias"])
+    v = linear(x, w[p + "attention.self.value.weight"], w[p + "attention.self.value.bias"])
     W_O = w[p + "attention.output.dense.weight"]              # [C, C]
-    f = np.stack([v[h] @ W_O[:, h * hs:(h + 1) * hs].T for h in range(nh)])  # [nh, T, C]
-    # The head outputs alpha @ v, concatenated, then projected: the same as summing f.
-    ctx = (alpha @ v).transpose(1, 0, 2).reshape(T, C)
+    heads = lambda t: t.reshape(-1, nh, hs).transpose(1, 0, 2)  # [T, C] -> [nh, T, hs]
+    ctx = np.empty_like(x)
+    alphas, values, f_norms, fs = [], [], [], []
+    start = 0
+    for T, bias in zip(lengths, biases):
+        part = slice(start, start + T)
+        qs, ks, vs = heads(q[part]), heads(k[part]), heads(v[part])
+        scores = qs @ ks.transpose(0, 2, 1) / np.sqrt(hs)  # [nh, T, T]
+        if bias is not None:  # MPNet's relative-position bias [nh, T, T]
+            scores = scores + bias
+        alpha = softmax(scores)
+        f = np.stack([vs[h] @ W_O[:, h * hs:(h + 1) * hs].T for h in range(nh)])  # [nh, T, C]
+        # The head outputs alpha @ v, concatenated, then projected: the same as summing f.
+        ctx[part] = (alpha @ vs).transpose(1, 0, 2).reshape(T, C)
+        alphas.append(alpha)
+        values.append(vs)
+        f_norms.append(np.linalg.norm(f, axis=-1))
+        fs.append(f if with_f else None)
+        start += T
     out = linear(ctx, W_O, w[p + "attention.output.dense.bias"])
     x = layer_norm(x + out, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"], eps)
-    return x, alpha, v, f
+    return x, alphas, values, f_norms, fs
 
 
-def layer(x: np.ndarray, w: dict[str, np.ndarray], i: int, nh: int, eps: float, bias=None):
+def layer(x: np.ndarray, w: dict[str, np.ndarray], i: int, nh: int, eps: float, lengths: list[int], biases: list,
+          with_f: bool):
     p = f"encoder.layer.{i}."
-    x, alpha, v, f = attention(x, w, p, nh, eps, bias)
-    h = gelu(linear(x, w[p + "intermediate.dense.weight"], w[p + "intermediate.dense.bias"]))  # [T, F]
+    x, alpha, v, f_norm, f = attention(x, w, p, nh, eps, lengths, biases, with_f)
+    h = gelu(linear(x, w[p + "intermediate.dense.weight"], w[p + "intermediate.dense.bias"]))  # [N, F]
     out = linear(h, w[p + "output.dense.weight"], w[p + "output.dense.bias"])
     x = layer_norm(x + out, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
-    return x, alpha, v, f
+    return x, alpha, v, f_norm, f
 
 
-def forward(ckpt: Checkpoint, batch: list[list[int]]) -> list[OracleOutput]:
-    """Each sentence's token ids run alone (no padding), everything in float64."""
+# Tokens per batch: large float64 products, without holding every sentence's attention at once.
+BATCH_TOKENS = 2048
+
+
+def forward(ckpt: Checkpoint, batch: list[list[int]], with_f: bool = False) -> list[OracleOutput]:
+    """Each sentence's token ids, unpadded, everything in float64; f itself only if asked."""
     cfg = ckpt.config
     w = {k: v.astype(np.float64) for k, v in ckpt.tensors.items()}
-    outputs = []
-    # One sentence's matrices are tiny ([T, 384] or [T, 768]); BLAS threads only fight over them,
-    # badly so on a busy 2-core machine.
-    with threadpool_limits(limits=1):
-        for ids in batch:
-            outputs.append(_sentence(ids, w, cfg))
+    outputs, group = [], []
+    for i, ids in enumerate(batch):
+        group.append(ids)
+        if sum(map(len, group)) >= BATCH_TOKENS or i == len(batch) - 1:
+            outputs += _sentences(group, w, cfg, with_f)
+            group = []
     return outputs
 
 
-def _sentence(ids: list[int], w: dict[str, np.ndarray], cfg) -> OracleOutput:
-    x = embeddings(ids, w, cfg.layer_norm_eps, cfg.position_offset)
-    bias = position_bias(len(ids), w, cfg) if cfg.rel_buckets else None  # shared by all layers
-    alphas, values, fs, xs = [], [], [], [x]
+def _sentences(batch: list[list[int]], w: dict[str, np.ndarray], cfg, with_f: bool) -> list[OracleOutput]:
+    lengths = [len(ids) for ids in batch]
+    x = np.concatenate([embeddings(ids, w, cfg.layer_norm_eps, cfg.position_offset) for ids in batch])  # [N, C]
+    biases = [position_bias(T, w, cfg) if cfg.rel_buckets else None for T in lengths]  # shared by all layers
+    per_layer, xs = [], [x]
     for i in range(cfg.n_layer):
-        x, alpha, v, f = layer(x, w, i, cfg.n_head, cfg.layer_norm_eps, bias)
-        alphas.append(alpha)
-        values.append(v)
-        fs.append(f)
+        x, *out = layer(x, w, i, cfg.n_head, cfg.layer_norm_eps, lengths, biases, with_f)
+        per_layer.append(out)
         xs.append(x)
-    return OracleOutput(hidden=x, alpha=alphas, value=values, f=fs, hidden_states=xs)
+    bounds = np.cumsum([0, *lengths])
+    return [
+        OracleOutput(
+            hidden=x[a:b],
+            alpha=[alpha[s] for alpha, _, _, _ in per_layer],
+            value=[v[s] for _, v, _, _ in per_layer],
+            f_norm=[fn[s] for _, _, fn, _ in per_layer],
+            f=[f[s] for _, _, _, f in per_layer] if with_f else [],
+            hidden_states=[h[a:b] for h in xs],
+        )
+        for s, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))
+    ]

@@ -85,18 +85,21 @@ def half_on_one_entropy(k: int) -> float:
     return float(normalized_entropy(row))
 
 
-def _ranks(x: np.ndarray) -> np.ndarray:
-    return np.argsort(np.argsort(x, axis=-1), axis=-1).astype(float)
+def spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Rank correlation of rows [..., K] against rows [..., K] (no ties expected among
+    real-valued weights)."""
+    K = a.shape[-1]
+    rank = lambda x: np.argsort(np.argsort(x, axis=-1), axis=-1) - (K - 1) / 2
+    ra, rb = rank(a), rank(b)
+    return (ra * rb).sum(-1) / np.sqrt((ra * ra).sum(-1) * (rb * rb).sum(-1))
 
 
-def spearman(a: np.ndarray, b: np.ndarray) -> float:
-    """Rank correlation of two rows (no ties expected among real-valued weights)."""
-    ra, rb = _ranks(a) - (len(a) - 1) / 2, _ranks(b) - (len(b) - 1) / 2
-    return float((ra * rb).sum() / np.sqrt((ra * ra).sum() * (rb * rb).sum()))
-
-
-def _others(display: np.ndarray, w: int) -> np.ndarray:
-    return np.delete(display[w], w)   # the displayed row of word w, without its own (zero) column
+def _others(display: np.ndarray, words: list[int]) -> np.ndarray:
+    """displayed rows [..., n_words, n_words] -> the rows of `words` without their own
+    (zero) column, [..., len(words), n_words - 1]."""
+    n = display.shape[-1]
+    cols = np.array([[c for c in range(n) if c != w] for w in words])   # [len(words), n - 1]
+    return np.take_along_axis(display[..., words, :], np.broadcast_to(cols, display.shape[:-2] + cols.shape), -1)
 
 
 def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int], resampler: Resampler) -> RolloutStats:
@@ -117,24 +120,22 @@ def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int
         top_self += int((top == np.array(words) + 1).sum())
         sink.extend(instrument.sink_share(rows, wm))
         display, _ = instrument.displayed_rows(full, wm)         # [n_words, n_words], own column 0
-        dropped = [instrument.displayed_rows(instrument.word_rows(rollout(alpha, skip=l), wm), wm)[0]
-                   for l in range(alpha.shape[0])]
-        for w in words:
-            others = _others(display, w)                         # [n_words - 1]
-            if others.size < 2:
-                continue
-            d_ent.append(float(normalized_entropy(others)))
-            s2 = np.sort(others)[-2:]
-            d_margin.append(float(s2[1] - s2[0]))
-            baseline.append(half_on_one_entropy(others.size))
-            top_w = int(np.argmax(display[w]))
-            agree.append(top_w == instrument_top[(i, w)])
-            agree_unit.append(k)
-            chance.append(1.0 / others.size)
-            for d in dropped:
-                rho.append(spearman(others, _others(d, w)))
-                rho_unit.append(k)
-                same_top.append(int(np.argmax(d[w])) == top_w)
+        if wm.n_words < 3:
+            continue  # a displayed row of one other word has no ranking
+        dropped = np.stack([instrument.displayed_rows(instrument.word_rows(rollout(alpha, skip=l), wm), wm)[0]
+                            for l in range(alpha.shape[0])])    # [L, n_words, n_words]
+        others, others_dropped = _others(display, words), _others(dropped, words)   # [n, K-1], [L, n, K-1]
+        d_ent.extend(normalized_entropy(others))
+        s2 = np.sort(others, axis=-1)[:, -2:]
+        d_margin.extend(s2[:, 1] - s2[:, 0])
+        baseline.extend(half_on_one_entropy(others.shape[-1]) for _ in words)
+        top_w = display[words].argmax(axis=-1)                               # [n]
+        agree.extend(top_w == np.array([instrument_top[(i, w)] for w in words]))
+        agree_unit.extend(k for _ in words)
+        chance.extend(1.0 / others.shape[-1] for _ in words)
+        rho.extend(spearman(others[None], others_dropped).ravel())
+        rho_unit.extend(k for _ in range(others_dropped.shape[0] * len(words)))
+        same_top.extend((dropped[:, words].argmax(axis=-1) == top_w[None]).ravel())
     e, de = np.array(ent), np.array(d_ent)
     d_lo, d_hi = resampler.median(de, np.array(agree_unit))
     r_lo, r_hi = resampler.median(np.array(rho), np.array(rho_unit))

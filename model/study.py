@@ -54,6 +54,7 @@ class ModelSpec:
     name: str        # packaged short name or folder path
     key: str         # prefix of this model's numbers on the pages
     checkpoint: str  # the published checkpoint, for readers
+    oracle_every: int = 1  # the float64 oracle re-runs every n-th sentence (1: all of them)
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,8 @@ def load(path: str | Path) -> Study:
         pairs = _flip_pairs(path.parent / raw["flip_pairs"]) if "flip_pairs" in raw else ()
         anchors = tuple(AnchorSpec(a["sentence"], a["from"], a["to"]) for a in raw.get("anchors", []))
         positional = float(raw["head_rule"]["positional_threshold"])
-        models = tuple(ModelSpec(str(m["name"]), str(m["key"]), str(m.get("checkpoint", m["name"]))) for m in raw["models"])
+        models = tuple(ModelSpec(str(m["name"]), str(m["key"]), str(m.get("checkpoint", m["name"])),
+                                 int(m.get("oracle_every", 1))) for m in raw["models"])
         b = raw["bootstrap"]
         bootstrap = Bootstrap(int(b["resamples"]), int(b["seed"]), float(b["level"]))
         runtime = raw.get("runtime", {})

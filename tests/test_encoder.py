@@ -80,7 +80,7 @@ def ref(ckpt, batch):
 
 def test_reference_matches_oracle(ckpt, batch, ref):
     """Raw alpha, v, f and last hidden state of the padded batch vs float64, unpadded."""
-    outs = oracle.forward(ckpt, batch)
+    outs = oracle.forward(ckpt, batch, with_f=True)
     L = ckpt.config.n_layer
     diffs = {"alpha": 0.0, "value": 0.0, "f": 0.0, "hidden": 0.0}
     for b, (ids, o) in enumerate(zip(batch, outs)):
