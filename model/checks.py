@@ -104,10 +104,18 @@ def wrong_aggregation(m: Measured) -> mutants.WrongAggregation:
     heads: dict[int, dict[int, tuple[int, int]]] = {}
     for s, w, l, h in zip(a.sentence, a.word, a.layer, a.head):
         heads.setdefault(int(s), {})[int(w)] = (int(l), int(h))
-    return mutants.wrong_aggregation([
+    out = mutants.wrong_aggregation([
         mutants.MutantInput(i, tok.word_ids, tok.words, act.alpha, heads.get(i, {}))
         for i, (tok, act) in enumerate(zip(m.corpus.toks, m.corpus.acts))
     ])
+    # The unit-norm check as this module runs it on the instrument (against the loops of
+    # `fold_by_loops`), run on the mutant instead: a check written apart catches it.
+    out.independent_fold_max_diff = max(
+        float(np.abs(instrument.word_rows(act.alpha, mutants.wrong_word_map(tok.word_ids))
+                     - fold_by_loops(act.alpha, tok.word_ids)).max())
+        for tok, act in zip(m.corpus.toks, m.corpus.acts)
+    )
+    return out
 
 
 def run(ckpt: Checkpoint, m: Measured, study) -> None:

@@ -21,6 +21,7 @@ final hidden state is closer to (cosine), in each sentence.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,6 +76,7 @@ class FlipResults:
     model_follows_hi: float
     model_flips_with_reader: int  # pairs where that closer candidate flips the reader's way
     model_flips_share: float
+    referent_a_named_first: int   # pairs whose first sentence's referent is the first-named candidate
     # The first pair, every head, for a figure: [weight on candidate 0, on candidate 1]
     # in the first sentence, then in the second (alpha lens).
     example: list[list[float]] = field(default_factory=list)
@@ -131,7 +133,14 @@ def measure(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap) -> FlipRes
     if pairs:
         wa, wb = (_candidate_weights(toks[j], acts[j], pairs[0], "alpha") for j in (0, 1))
         example = np.concatenate([wa, wb], axis=1).tolist()
-    return FlipResults(len(pairs), lenses, float(agrees.mean()), lo, hi, both, both / max(1, len(pairs)), example)
+    first = sum(_first_named(p) == p.referents[0] for p in pairs)
+    return FlipResults(len(pairs), lenses, float(agrees.mean()), lo, hi, both, both / max(1, len(pairs)), first, example)
+
+
+def _first_named(pair: FlipPair) -> str:
+    """The candidate that comes first in the pair's first sentence."""
+    words = [w.lower() for w in re.findall(r"\w+", pair.sentences[0])]
+    return min(pair.candidates, key=lambda c: words.index(c.lower()))
 
 
 def _candidate_weights(tok: Tokenized, a, pair: FlipPair, lens: str) -> np.ndarray:

@@ -329,7 +329,7 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
         by_half={half: {lens: stats.sink_stats(corpus, rows[lens], idx, resampler.get(half)) for lens in LENSES}
                  for half, idx in sets.items()},
         per_layer=stats.per_layer(corpus, L, test),
-        ratios=stats.value_ratios(corpus.acts, L, test, resampler["test"]),
+        ratios=stats.value_ratios(corpus.acts, L, test, resampler["test"]) + stats.punct_ratios(corpus, test, resampler["test"]),
         head_ratios=stats.head_ratios(corpus.acts, test),
         verdicts=v,
         adopted=any(x.adopted for x in v),

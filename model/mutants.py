@@ -91,6 +91,7 @@ class WrongAggregation:
     tolerance: float               # TOLERANCE, published with the verdicts it decides
     same_idea_agrees: bool         # the loop rewrite passes: it shares the mistake
     right_rows_sum_to_one: bool    # the invariant holds on the instrument's own rows
+    independent_fold_max_diff: float = 0.0  # the mutant's rows against a fold written apart (checks.py)
     rows: list[MutantRow] = field(default_factory=list)
 
 

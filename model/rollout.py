@@ -55,6 +55,8 @@ class RolloutStats:
     agrees_with_instrument_lo: float
     agrees_with_instrument_hi: float
     chance_agreement: float           # the same share for a top word drawn at random
+    displayed_top_on_punct: float     # displayed rows whose top word is a punctuation mark
+    agrees_on_punct: float            # rows where both tops are the same punctuation mark
     entropies: list[float] = field(default_factory=list)            # every full row's
     displayed_entropies: list[float] = field(default_factory=list)  # every displayed row's
 
@@ -106,7 +108,7 @@ def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int
     """The rollout rows of the shown words of `sentences` (the held-out half)."""
     ent, margin, sink, d_ent, d_margin, baseline = [], [], [], [], [], []
     top_sink = top_self = 0
-    rho, rho_unit, same_top, agree, agree_unit, chance = [], [], [], [], [], []
+    rho, rho_unit, same_top, agree, agree_unit, chance, top_punct, agree_punct = [], [], [], [], [], [], [], []
     instrument_top = {(s, w): t for s, w, t in zip(alpha_rows.sentence, alpha_rows.word, alpha_rows.top_word)}
     for k, i in enumerate(sentences):
         alpha, wm, words = corpus.acts[i].alpha, corpus.wms[i], corpus.rows[i].shown
@@ -130,7 +132,11 @@ def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int
         d_margin.extend(s2[:, 1] - s2[:, 0])
         baseline.extend(half_on_one_entropy(others.shape[-1]) for _ in words)
         top_w = display[words].argmax(axis=-1)                               # [n]
-        agree.extend(top_w == np.array([instrument_top[(i, w)] for w in words]))
+        theirs = np.array([instrument_top[(i, w)] for w in words])
+        agree.extend(top_w == theirs)
+        is_punct = ~np.isin(top_w, words)                                    # not a shown word: punctuation
+        top_punct.extend(is_punct)
+        agree_punct.extend((top_w == theirs) & is_punct)
         agree_unit.extend(k for _ in words)
         chance.extend(1.0 / others.shape[-1] for _ in words)
         rho.extend(spearman(others[None], others_dropped).ravel())
@@ -166,6 +172,8 @@ def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int
         agrees_with_instrument_lo=a_lo,
         agrees_with_instrument_hi=a_hi,
         chance_agreement=float(np.mean(chance)),
+        displayed_top_on_punct=float(np.mean(top_punct)),
+        agrees_on_punct=float(np.mean(agree_punct)),
         entropies=[float(x) for x in e],
         displayed_entropies=[float(x) for x in de],
     )

@@ -55,6 +55,8 @@ class SinkStats:
     median_punct_hi: float | None = None
     punct_above_50_share_lo: float | None = None
     punct_above_50_share_hi: float | None = None
+    top_punct_share_lo: float | None = None
+    top_punct_share_hi: float | None = None
 
 
 def row_stats(sink: np.ndarray, punct: np.ndarray, top_punct: np.ndarray, unit: np.ndarray,
@@ -86,6 +88,7 @@ def row_stats(sink: np.ndarray, punct: np.ndarray, top_punct: np.ndarray, unit: 
         s.above_90_share_lo, s.above_90_share_hi = resampler.share(sink > 0.9, unit)
         s.median_punct_lo, s.median_punct_hi = resampler.median(punct, unit)
         s.punct_above_50_share_lo, s.punct_above_50_share_hi = resampler.share(punct > 0.5, unit)
+        s.top_punct_share_lo, s.top_punct_share_hi = resampler.share(top_punct, unit)
     return s
 
 
@@ -133,6 +136,8 @@ class LensSummary:
     above_50_heads: list[list[int]] | None = None   # [layer, head, rows] for the heads that hold them
     above_50_sep_fraction: float | None = None      # of their sink mass under the lens, the part on [SEP]
     above_50_median_cls_ratio: float | None = None  # median of their own sentence-and-head [CLS] norm ratio
+    above_50_attended_norm_ratio: float | None = None  # median: the norm of what they attend among content
+                                                       # tokens (alpha-weighted) over the plain mean
 
 
 def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[str, np.ndarray],
@@ -196,6 +201,9 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
                 s.above_50_median_cls_ratio = float(np.median(
                     [_ratio(corpus.acts[i], vector, "cls")[l, h] for i, l, h in
                      zip(d.sentence[m][above], d.layer[m][above], d.head[m][above])]))
+                s.above_50_attended_norm_ratio = float(np.median(
+                    [_attended_norm_ratio(corpus, lens, i, w, l, h) for i, w, l, h in
+                     zip(d.sentence[m][above], d.word[m][above], d.layer[m][above], d.head[m][above])]))
         out[lens] = s
     return out
 
@@ -206,6 +214,18 @@ def _row(corpus: "Corpus", d: "Displayed", r: int) -> dict:
     return {"sentence": s, "word_index": w, "layer": int(d.layer[r]), "head": int(d.head[r]),
             "sink_share": float(d.sink[r]), "content_mass": float(d.mass[r]),
             "top_word": corpus.toks[s].words[int(d.top_word[r])], "top_weight": float(d.top_weight[r])}
+
+
+def _attended_norm_ratio(corpus: "Corpus", lens: str, i: int, w: int, l: int, h: int) -> float:
+    """For word w's row (its tokens' mean) on head (l, h): the alpha-weighted mean norm of
+    the other content tokens it attends, over their plain mean. The survival formula
+    (measure.predicted_sink) assumes 1; below 1, the lens discounts the content too."""
+    a, tok = corpus.acts[i], corpus.toks[i]
+    mine = [t for t, x in enumerate(tok.word_ids) if x == w]
+    others = [t for t, x in enumerate(tok.word_ids) if x is not None and x != w]
+    n = getattr(a, lens)[l, h]                                   # [T]
+    weights = a.alpha[l, h][mine].mean(axis=0)[others]
+    return float((weights @ n[others]) / weights.sum() / n[others].mean())
 
 
 @dataclass
@@ -277,6 +297,30 @@ def value_ratios(acts: list[Activations], n_layers: int, sentences: list[int], r
                     s.median_lo, s.median_hi = resampler.median(r.ravel(), unit)
                     s.below_1_share_lo, s.below_1_share_hi = resampler.share(r.ravel() < 1.0, unit)
                 out.append(s)
+    return out
+
+
+def punct_ratios(corpus: "Corpus", sentences: list[int], resampler: Resampler) -> list[RatioStats]:
+    """Per sentence x head of `sentences` that hold punctuation: the mean norm of its
+    punctuation tokens over the mean norm of its other content tokens, over all layers.
+    A lens discounts what it weighs by norm, punctuation included."""
+    out = []
+    for vector, attr in RATIOS.items():
+        per, unit = [], []
+        for k, i in enumerate(sentences):
+            tok, n = corpus.toks[i], getattr(corpus.acts[i], attr)            # n [L, nh, T]
+            punct = np.array([w is not None and w not in corpus.rows[i].shown for w in tok.word_ids])
+            content = np.array([w is not None for w in tok.word_ids]) & ~punct
+            if punct.any() and content.any():
+                per.append((n[:, :, punct].mean(-1) / n[:, :, content].mean(-1)).ravel())
+                unit.append(np.full(per[-1].size, k))
+        r, unit = np.concatenate(per), np.concatenate(unit)
+        median = float(np.median(r))
+        s = RatioStats("punct", vector, None, int(r.size), median, int((r < 1.0).sum()), float((r < 1.0).mean()),
+                       1.0 / (1.0 + median))
+        s.median_lo, s.median_hi = resampler.median(r, unit)
+        s.below_1_share_lo, s.below_1_share_hi = resampler.share(r < 1.0, unit)
+        out.append(s)
     return out
 
 

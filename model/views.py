@@ -59,8 +59,11 @@ def dequantize_alpha(text: str, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _rounded(x: np.ndarray) -> list[float]:
-    # 5 significant digits: finer than any display, and a third of repr's length.
-    return [float(f"{v:.5g}") for v in np.asarray(x, dtype=np.float64).ravel()]
+    """5 significant digits: finer than any display, and a third of repr's length. The
+    nearest double to each rounded decimal prints as that decimal (repr is shortest)."""
+    x = np.asarray(x, dtype=np.float64).ravel()
+    scale = 10.0 ** (4 - np.floor(np.log10(np.where(x != 0, np.abs(x), 1.0))))
+    return (np.round(x * scale) / scale).tolist()
 
 
 def sentence_record(index: int, tok: Tokenized, acts: Activations, chosen: dict[str, list]) -> dict:

@@ -433,9 +433,9 @@ def rollout_example_words(results: dict, num: Num, model: str) -> Words:
         f"The same word, “{ex['word']}”, two ways: its attention-rollout row (all layers and heads of "
         f"{_name(results, model)} multiplied out) and the instrument's row on one head, each as displayed "
         "(the other words only, renormalized).",
-        f"Grouped bar chart over the other words of “{results['sentences'][ex['sentence']]}”: the rollout's bars "
-        f"are nearly level (its rows' median normalized entropy is "
-        f"{num(f'{model}.rollout.displayed_median_entropy', 'fixed:3')}), the instrument's are not.",
+        f"Grouped bar chart over the other words of “{results['sentences'][ex['sentence']]}”, one bar for each view "
+        f"per word. Over all held-out rows the rollout's displayed rows have a median normalized entropy of "
+        f"{num(f'{model}.rollout.displayed_median_entropy', 'fixed:3')} (1 is level).",
     )
 
 

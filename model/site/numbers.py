@@ -142,6 +142,10 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         _put(out, f"{k}.flip.{lens}", fl)
         for i, pair in enumerate(fl["pairs"]):
             _put(out, f"{k}.flip.{lens}.pair{i}", pair)
+    for i, pair in enumerate(f["lenses"]["alpha"]["pairs"]):  # the pairs themselves, as text
+        for j, side in enumerate("ab"):
+            out[f"{k}.flip.pair{i}.sentence_{side}"] = pair["sentences"][j]
+            out[f"{k}.flip.pair{i}.referent_{side}"] = pair["referents"][j]
     for name, mutant in m.get("mutant", {}).items():  # deliberately wrong variants (model/mutants.py)
         _put(out, f"{k}.mutant.{name}", mutant)
 

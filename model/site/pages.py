@@ -150,12 +150,12 @@ class Renderer:
             raise NumberError(f"unknown table {name!r}; known: {', '.join(sorted(self.tables.TABLES))}")
         return self.tables.TABLES[name](self, **kwargs)
 
-    def _chart(self, name: str, **kwargs: Any) -> Markup:
+    def _chart(self, chart: str, /, **kwargs: Any) -> Markup:
         from . import charts
 
         if self.chart_spec is None:
             raise NumberError("charts are not available in this renderer")
-        chart_id = "/".join([name, *(str(v) for _, v in sorted(kwargs.items()))])
+        chart_id = "/".join([chart, *(str(v) for _, v in sorted(kwargs.items()))])
         spec = self.chart_spec(chart_id)
         # Words even when specs are not built (the gate's accept): they cite numbers.
         try:
@@ -201,6 +201,7 @@ class Renderer:
         glob = {
             "num": self._num, "ci": self._ci, "text": self._text, "claim": self._claim, "table": self._table,
             "chart": self._chart, "instrument": self._instrument, "row_link": self._row_link,
+            "models": list(self.results["models"]),  # model keys, in study.yml's order: {% for key in models %}
         }
         try:
             code = self.env.compile(source, name=page, filename=page)

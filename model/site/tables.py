@@ -97,7 +97,7 @@ def halves_intervals(r, model: str) -> str:
 def ratios(r, model: str) -> str:
     """Special tokens' value (and output) norms over the mean content token's."""
     rows = []
-    for token, label in (("cls", "[CLS]"), ("sep", "[SEP]")):
+    for token, label in (("cls", "[CLS]"), ("sep", "[SEP]"), ("punct", "punctuation")):
         for vector, vlabel in (("v", "‖v‖"), ("f", "‖f(x)‖")):
             p = f"{model}.ratio.{token}_{vector}"
             rows.append([label, vlabel, r.cite(f"{p}.median", "ratio:2"), _range(r, f"{p}.median", "ratio:2"),
@@ -296,11 +296,11 @@ def flip_summary(r, lens: str = "alpha") -> str:
         rows.append([_model_name(r, key), r.cite(f"{p}.n_heads", "int"), r.cite(f"{p}.layer0_changed", "int"),
                      r.cite(f"{p}.changed_share", "pct:1"), _range(r, f"{p}.changed_share", "pct:1"),
                      r.cite(f"{p}.toward_share", "pct:1"), _range(r, f"{p}.toward_share", "pct:1"),
-                     r.cite(f"{p}.most_pairs_followed", "int"),
+                     r.cite(f"{p}.follows_share", "pct:1"), r.cite(f"{p}.most_pairs_followed", "int"),
                      r.cite(f"{key}.flip.model_follows", "pct:1"), _range(r, f"{key}.flip.model_follows", "pct:1")])
     return md_table(["Model", "Heads counted (layer 0 apart)", "Layer-0 heads whose winner changes",
                      "(pair, head) whose winner changes", _ci_head(r), "... that moved toward the reader", _ci_head(r),
-                     "Most pairs one head follows", "Sentences: final state nearer the reader's referent", _ci_head(r)], rows)
+                     "... whose winner is the reader's in both", "Most pairs one head follows", "Sentences: final state nearer the reader's referent", _ci_head(r)], rows)
 
 
 def flips(r, model: str, lens: str = "alpha") -> str:
