@@ -354,7 +354,7 @@ def provenance(r) -> str:
         c = lambda k, fmt="int": r.cite(f"{key}.{k}", fmt)
         package = r.numbers[f"{key}.package"]
         rows.append([c("checkpoint", "text"), f"`{key}`", c("n_layers"), c("n_heads"), c("d_model"),
-                     f"`{c('package', 'text')}`" if package else "a local folder", c("source", "text"),
+                     c('package', 'text') if package else "a local folder", c("source", "text"),
                      f"`{c('sha256', 'text')}`"])
     libs = ", ".join(f"{name} {r.cite(f'library.{name}', 'text')}" for name in r.results["provenance"]["libraries"])
     return (md_table(["Checkpoint", "Key", "Layers", "Heads", "Hidden size", "Package", "Weights", "sha256 of the weights"], rows)
