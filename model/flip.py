@@ -98,7 +98,7 @@ def _closer(hidden: np.ndarray, tok: Tokenized, pair: FlipPair) -> str:
     return pair.candidates[int(np.argmax(sims))]
 
 
-def measure(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap) -> FlipResults:
+def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap) -> FlipResults:
     texts = [s for p in pairs for s in p.sentences]
     toks = [tokenize(s, ckpt.tokenizer_dir, ckpt.config.max_position, where=f"flip pair {i // 2 + 1}")
             for i, s in enumerate(texts)]

@@ -1,6 +1,6 @@
 """The one results object: every model measured on the study, with its provenance.
 
-`measure(study_path)` is the library's entry point. The result is a plain dict (the
+`compute(study_path)` is the library's entry point. The result is a plain dict (the
 dataclasses of `measure.py`, as JSON), so the cache, the pages and the CLI all read
 the same thing. `provenance` names everything a number depends on; the cache key is
 its digest (model/site/cache.py).
@@ -83,20 +83,20 @@ def corpus_description(study: study_mod.Study) -> dict:
     }
 
 
-def measure(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict[str, list[dict]]]:
+def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict[str, list[str]]]:
     """Run every model of the study: (results as a JSON-ready dict, and per model the
-    instrument's per-sentence views, stored apart)."""
-    from . import checks, measure as measure_mod, views as views_mod, weights
+    instrument's per-sentence files, stored apart)."""
+    from . import checks, measure, views, weights
 
     study = study_mod.load(study_path)
-    models, views = {}, {}
+    models, model_views = {}, {}
     for spec in study.models:
         ckpt = weights.load(spec.name)
-        m = measure_mod.measure_model(ckpt, study, spec.key)
+        m = measure.measure_model(ckpt, study, spec.key)
         if run_checks:
             checks.run(ckpt, m, study)
         models[spec.key] = asdict(m.results)
-        views[spec.key] = views_mod.sentence_views(m)
+        model_views[spec.key] = views.sentence_views(m)
     results = {
         "provenance": provenance(study),
         "corpus": corpus_description(study),
@@ -109,4 +109,4 @@ def measure(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
         "default_model": study.models[0].key,
         "models": models,
     }
-    return results, views
+    return results, model_views

@@ -57,7 +57,7 @@ def load_results(settings: Settings) -> tuple[dict, str]:
     key = results_key(settings)
     results = cache.load_json(settings.cache_dir, "results", key)
     if results is None or cache.read(settings.cache_dir, "views", key) is None:
-        results, views = results_mod.measure(settings.study)
+        results, views = results_mod.compute(settings.study)
         cache.write(settings.cache_dir, "views", key, published.view_files(views))
         results = cache.store_json(settings.cache_dir, "results", key, results)
         log.info("results %s (computed)", key[:12])
