@@ -118,7 +118,9 @@ def load_json(cache_dir: Path, kind: str, k: str) -> Any | None:
 def store_json(cache_dir: Path, kind: str, k: str, payload: Any, extra: dict[str, str | bytes] | None = None) -> Any:
     """Write a JSON payload (plus `extra` files) as entry (kind, k); returns the payload
     as read back from its JSON, so a fresh payload equals a cached one exactly."""
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    # Insertion order is kept (the results list their models in study.yml's order), and it
+    # is deterministic: the same computation writes the same text.
+    text = json.dumps(payload, separators=(",", ":"))
     write(cache_dir, kind, k, {PAYLOAD: text, **(extra or {})})
     _MEMO[(kind, k)] = json.loads(text)
     return _MEMO[(kind, k)]
