@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import timing
 from .weights import Checkpoint
 
 
@@ -26,10 +27,12 @@ class Activations:
 BATCH_TOKENS = 4096
 
 
+@timing.stage("reference")
 def from_reference(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
     """The PyTorch reference over sentences sorted by length, in padded batches of about
     BATCH_TOKENS tokens; padding is trimmed off each sentence."""
-    from . import encoder  # torch is imported only when a forward pass is needed
+    with timing.stage("import torch"):
+        from . import encoder  # torch is imported only when a forward pass is needed
 
     model = encoder.Encoder.from_checkpoint(ckpt)
     order = sorted(range(len(batch)), key=lambda i: len(batch[i]))
@@ -70,6 +73,7 @@ def _run(model, batch: list[list[int]]) -> list[Activations]:
     return acts
 
 
+@timing.stage("oracle")
 def from_oracle(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
     """The independent NumPy float64 forward pass, sentence by sentence."""
     from . import oracle as np_oracle

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import activations, instrument, mutants
+from . import activations, instrument, mutants, timing
 from .instrument import LENSES
 from .measure import Measured, corpus_rows, displayed, positional_heads
 from .weights import Checkpoint
@@ -118,6 +118,7 @@ def wrong_aggregation(m: Measured) -> mutants.WrongAggregation:
     return out
 
 
+@timing.stage("checks")
 def run(ckpt: Checkpoint, m: Measured, study) -> None:
     """Fill in the checks and the mutant's run on `m.results`. The oracle re-runs every
     n-th sentence, n = the model's `oracle_every` in study.yml (1 for all of them)."""

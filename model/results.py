@@ -15,6 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import study as study_mod
+from . import timing
 from .weights import fingerprint
 
 CODE_DIR = Path(__file__).parent
@@ -83,6 +84,7 @@ def corpus_description(study: study_mod.Study) -> dict:
     }
 
 
+@timing.stage("measurement")
 def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict[str, list[str]]]:
     """Run every model of the study: (results as a JSON-ready dict, and per model the
     instrument's per-sentence files, stored apart)."""
@@ -91,12 +93,13 @@ def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
     study = study_mod.load(study_path)
     models, model_views = {}, {}
     for spec in study.models:
-        ckpt = weights.load(spec.name)
-        m = measure.measure_model(ckpt, study, spec.key)
-        if run_checks:
-            checks.run(ckpt, m, study)
-        models[spec.key] = asdict(m.results)
-        model_views[spec.key] = views.sentence_views(m)
+        with timing.stage(f"model {spec.key}"):
+            ckpt = weights.load(spec.name)
+            m = measure.measure_model(ckpt, study, spec.key)
+            if run_checks:
+                checks.run(ckpt, m, study)
+            models[spec.key] = asdict(m.results)
+            model_views[spec.key] = views.sentence_views(m)
     results = {
         "provenance": provenance(study),
         "corpus": corpus_description(study),

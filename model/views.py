@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import timing
 from .activations import Activations
 from .instrument import LENS_LABELS, LENS_TITLES, LENSES, TINY_MASS, is_punctuation
 from .tokenize import Tokenized
@@ -115,6 +116,7 @@ def index_record(default_model: str, threshold: float, sentences: list[dict], mo
     }
 
 
+@timing.stage("views")
 def sentence_views(m: "Measured") -> list[str]:
     """One model's files, one text per sentence in corpus order: its activations and the
     heads the rule opens for each shown word under each lens."""

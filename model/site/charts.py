@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from .. import timing
 from ..errors import UserError
 from ..instrument import LENS_LABELS
 
@@ -584,5 +585,6 @@ def build(results: dict, chart_id: str) -> dict:
     return spec
 
 
+@timing.stage("charts")
 def build_all(results: dict) -> dict[str, dict]:
     return {cid: build(results, cid) for cid in chart_ids(results)}

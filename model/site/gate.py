@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import results as results_mod
 from .. import study as study_mod
+from .. import timing
 from . import cache, lock, numbers, published
 from .pages import Claim, PageError, Renderer
 
@@ -171,6 +172,7 @@ class Report:
         return "\n".join(lines)
 
 
+@timing.stage("gate")
 def run(settings: Settings, with_charts: bool = True) -> Report:
     results, key = load_results(settings)
     charts = load_charts(settings, results, key) if with_charts else {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import timing
 from ..errors import UserError
 from . import cache
 
@@ -27,6 +28,7 @@ def executed_dir(nb_path: Path, rendered_cells: dict[int, str], results_key: str
     return cache.entry_dir(cache_dir, "notebook", _key(nb_path, rendered_cells, results_key))
 
 
+@timing.stage("notebook")
 def execute(nb_path: Path, relpath: str, rendered_cells: dict[int, str], results_key: str,
             cache_dir: Path, root: Path) -> Path:
     """The folder holding the executed copy of the notebook at `relpath` (executing it

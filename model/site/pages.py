@@ -16,6 +16,7 @@ error or an unknown table or chart is a `PageError` naming page and line.
 """
 from __future__ import annotations
 
+from .. import timing
 from ..errors import UserError
 
 import html
@@ -195,6 +196,7 @@ class Renderer:
 
     # -- rendering ------------------------------------------------------------------------
 
+    @timing.stage("page rendering")
     def render(self, page: str, source: str) -> Rendered:
         """`page` is the path relative to docs/ ("articles/norm-lens.md")."""
         self._rendered = Rendered(page=page, text="")

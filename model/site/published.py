@@ -22,7 +22,7 @@ import unicodedata
 from importlib import metadata
 from pathlib import Path
 
-from .. import views
+from .. import timing, views
 from . import background, cache, runtime_export
 
 log = logging.getLogger("mkdocs.plugins.instrument.published")
@@ -58,6 +58,7 @@ def _vega_key() -> str:
     return cache.key("vega", metadata.version("vl-convert-python"))
 
 
+@timing.stage("Vega bundle")
 def bundle_vega(cache_dir: Path) -> Path:
     """The cache entry holding the Vega bundle, built in a child process if missing
     (vl-convert holds the GIL for ~1.5 s; `start_vega` runs this beside the build)."""
@@ -76,6 +77,7 @@ def start_vega(cache_dir: Path) -> None:
         background.start("vega", bundle_vega, cache_dir)
 
 
+@timing.stage("runtime export")
 def runtime_dir(results: dict, key: str, cache_dir: Path) -> Path:
     """The cache entry of one model's runtime files, exported if missing. Keyed by the
     weights' fingerprint, the exporter's code, and the tables the tokenizer file is read
@@ -96,6 +98,7 @@ def _listed(folder: Path, under: str) -> dict[str, Path]:
     return {p.relative_to(folder).as_posix(): p for p in sorted((folder / under).rglob("*")) if p.is_file()}
 
 
+@timing.stage("publishing files")
 def site_files(results: dict, results_entry: Path, views_entry: Path, cache_dir: Path) -> dict[str, Path | str]:
     """Site path -> the file to copy there (a Path into the cache) or its content."""
     background.wait("vega")

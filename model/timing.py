@@ -1,0 +1,55 @@
+"""Wall time of a build's stages, for `make bench`: explicit timers, nothing wrapped by name.
+
+    with timing.stage("charts"):       # or, on a whole function: @timing.stage("charts")
+        ...
+
+Each stage adds its wall time and a call to a per-process dict, under its path: the names
+of the stages open around it in the same thread, joined by "/" ("gate/measurement/model
+l6/reference"), so a reader of the dict can tell nested time from the rest. Stages run in
+a thread beside the main one (the Vega bundle, the notebook) are marked so: their time
+overlaps the build's. If the environment variable BUILD_TIMINGS names a file, the dict is
+written there as JSON when the process exits (only if a stage ran: a notebook kernel the
+build starts inherits the variable and times nothing).
+"""
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import threading
+import time
+from typing import Iterator
+
+STAGES: dict[str, dict] = {}   # path -> {"seconds", "calls", "main_thread"}
+_open = threading.local()      # this thread's stack of open stage names
+_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Time the block (or the decorated function) as stage `name`."""
+    stack = _open.__dict__.setdefault("stack", [])
+    stack.append(name)
+    path = "/".join(stack)
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        seconds = time.perf_counter() - t0
+        stack.pop()
+        with _lock:
+            s = STAGES.setdefault(path, {"seconds": 0.0, "calls": 0,
+                                         "main_thread": threading.current_thread() is threading.main_thread()})
+            s["seconds"] += seconds
+            s["calls"] += 1
+
+
+@atexit.register
+def _write() -> None:
+    path = os.environ.get("BUILD_TIMINGS")
+    if path and STAGES:
+        with _lock:
+            text = json.dumps({"pid": os.getpid(), "stages": STAGES}, indent=1, sort_keys=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
