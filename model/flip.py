@@ -63,6 +63,8 @@ class FlipLens:
     follows_share_hi: float
     follows_every_pair: int       # heads that follow the reader in every pair
     most_pairs_followed: int      # the most pairs any one head follows the reader in
+    opposes_share: float          # of (pair, head): the winner changes the other way round
+    most_pairs_opposed: int       # the most pairs any one head goes against the reader in (the max's baseline)
     layer0_changed: int           # over every pair: must be 0
     pairs: list[PairResult] = field(default_factory=list)
 
@@ -108,7 +110,7 @@ def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap) -> F
     resampler = Resampler(len(pairs), boot.resamples, boot.seed, boot.level)
     lenses = {}
     for lens in LENSES:
-        results, changed, follows, toward = [], [], [], []
+        results, changed, follows, opposes, toward = [], [], [], [], []
         for k, pair in enumerate(pairs):
             ra, rb = (pair.candidates.index(r) for r in pair.referents)
             wa, wb = (_candidate_weights(toks[2 * k + j], acts[2 * k + j], pair, lens) for j in (0, 1))
@@ -116,6 +118,7 @@ def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap) -> F
             shift = (wb[:, rb] - wb[:, ra]) - (wa[:, rb] - wa[:, ra])
             changed.append((win_a != win_b)[later])
             follows.append(((win_a == ra) & (win_b == rb))[later])
+            opposes.append(((win_a == rb) & (win_b == ra))[later])
             toward.append((shift > 0)[later])
             results.append(PairResult(
                 sentences=list(pair.sentences), candidates=list(pair.candidates), referents=list(pair.referents),
@@ -124,7 +127,8 @@ def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap) -> F
                 layer0_changed=int((win_a != win_b)[~later].sum()),
                 winners=[[pair.candidates[x], pair.candidates[y]] for x, y in zip(win_a, win_b)],
             ))
-        lenses[lens] = _summary(lens, results, np.array(changed), np.array(follows), np.array(toward), resampler)
+        lenses[lens] = _summary(lens, results, np.array(changed), np.array(follows), np.array(opposes),
+                                np.array(toward), resampler)
     closer = [_closer(a.hidden, t, pairs[i // 2]) for i, (t, a) in enumerate(zip(toks, acts))]
     agrees = np.array([closer[i] == pairs[i // 2].referents[i % 2] for i in range(len(closer))])
     lo, hi = resampler.share(agrees, np.repeat(np.arange(len(pairs)), 2))
@@ -151,8 +155,8 @@ def _candidate_weights(tok: Tokenized, a, pair: FlipPair, lens: str) -> np.ndarr
     return rows[:, :, _word_index(tok, pair.pronoun)][:, :, cols].reshape(-1, len(cols))
 
 
-def _summary(lens: str, pairs: list[PairResult], changed: np.ndarray, follows: np.ndarray, toward: np.ndarray,
-             resampler: Resampler) -> FlipLens:
+def _summary(lens: str, pairs: list[PairResult], changed: np.ndarray, follows: np.ndarray, opposes: np.ndarray,
+             toward: np.ndarray, resampler: Resampler) -> FlipLens:
     """[n_pairs, heads] flags -> rates over (pair, head), intervals over pairs."""
     unit = np.repeat(np.arange(len(pairs)), changed.shape[1])
     ci = lambda flags: resampler.share(flags.ravel(), unit)
@@ -164,6 +168,8 @@ def _summary(lens: str, pairs: list[PairResult], changed: np.ndarray, follows: n
         follows_share=float(follows.mean()), follows_share_lo=f_lo, follows_share_hi=f_hi,
         follows_every_pair=int(follows.all(axis=0).sum()),
         most_pairs_followed=int(follows.sum(axis=0).max()),
+        opposes_share=float(opposes.mean()),
+        most_pairs_opposed=int(opposes.sum(axis=0).max()),
         layer0_changed=sum(p.layer0_changed for p in pairs),
         pairs=pairs,
     )

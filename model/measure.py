@@ -123,18 +123,20 @@ def on_heads(corpus: Corpus, lens: str, rows: Displayed) -> np.ndarray:
                      for s, w, l, h in zip(rows.sentence, rows.word, rows.layer, rows.head)])
 
 
-def predicted_sink(corpus: Corpus, rows: Displayed, norm: str) -> np.ndarray:
+def predicted_sink(corpus: Corpus, rows: Displayed, norm: str, ratio: float | None = None) -> np.ndarray:
     """Each row's sink share under a norm lens as predicted from alpha and its head's own
     norm ratios alone, on the head the row is on: with rho = ||n_special|| / mean
     ||n_content|| for the row's sentence and head, and a_cls, a_sep alpha's shares,
         (a_cls rho_cls + a_sep rho_sep) / (a_cls rho_cls + a_sep rho_sep + (1 - a_cls - a_sep)).
     Exact if the content tokens' norms were all equal; how close it comes to the lens's
-    own share is the test of the explanation the norm-lens article gives."""
+    own share is the test of the explanation the norm-lens article gives. With `ratio`,
+    one discount for every head and both tokens instead (the control: if the heads' own
+    ratios did not matter, this would predict as well)."""
     out = np.empty(len(rows.sentence))
     for r, (s, w, l, h) in enumerate(zip(rows.sentence, rows.word, rows.layer, rows.head)):
         n = getattr(corpus.acts[s], norm)[l, h]                      # [T]
         sink, sep = corpus.rows[s].sink["alpha"][l, h, w], corpus.rows[s].sep["alpha"][l, h, w]
-        weighted = ((sink - sep) * n[0] + sep * n[-1]) / n[1:-1].mean()
+        weighted = ((sink - sep) * n[0] + sep * n[-1]) / n[1:-1].mean() if ratio is None else sink * ratio
         out[r] = weighted / (weighted + 1.0 - sink)
     return out
 
@@ -169,7 +171,16 @@ class Example:
     full: dict[str, list[float]]   # lens -> the full word row on this head
     sink_alpha: float              # its sink share under alpha, and under ||alpha v||, on this head
     sink_value_norm: float
+    top_alpha: float               # the displayed row's largest weight under alpha, and under ||alpha v||
+    top_value_norm: float
     rollout: list[float]           # the word's attention-rollout row (all heads, all layers)
+
+
+def _top(full: np.ndarray, w: int) -> float:
+    """A full word row [K] -> the largest weight of the row as displayed."""
+    content = full[1:-1].copy()
+    content[w] = 0.0
+    return float(content.max() / content.sum())
 
 
 def examples(corpus: Corpus, rows: dict[str, Displayed], sentences: list[int]) -> list[Example]:
@@ -190,6 +201,8 @@ def examples(corpus: Corpus, rows: dict[str, Displayed], sentences: list[int]) -
             full={k: v.tolist() for k, v in full.items()},
             sink_alpha=float(full["alpha"][0] + full["alpha"][-1]),
             sink_value_norm=float(full["value_norm"][0] + full["value_norm"][-1]),
+            top_alpha=_top(full["alpha"], w),
+            top_value_norm=_top(full["value_norm"], w),
             rollout=instrument.word_rows(rollout_of(corpus.acts[s].alpha), corpus.wms[s])[w].tolist(),
         ))
     return out
@@ -306,6 +319,9 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
     rows = {lens: displayed(corpus, lens, excluded[lens]) for lens in LENSES}
     same_head = {lens: on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
     predicted = {lens: predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]}
+    median_cls = {lens: float(np.median([stats.ratio_of(corpus.acts[i], lens, "cls") for i in halves["test"]]))
+                  for lens in LENSES[1:]}
+    global_pred = {lens: predicted_sink(corpus, rows[lens], lens, median_cls[lens]) for lens in LENSES[1:]}
     b = study.bootstrap
     test = halves["test"]
     sets = {**halves, "all": list(range(len(corpus.toks)))}
@@ -325,7 +341,7 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
         tokens_per_word=float(sum(t.n_tokens - 2 for t in corpus.toks) / sum(len(t.words) for t in corpus.toks)),
         halves=halves,
         positional_heads={lens: np.argwhere(excluded[lens]).tolist() for lens in LENSES},
-        summary=stats.summaries(corpus, rows, same_head, predicted, test, resampler["test"], L),
+        summary=stats.summaries(corpus, rows, same_head, predicted, global_pred, test, resampler["test"], L),
         by_half={half: {lens: stats.sink_stats(corpus, rows[lens], idx, resampler.get(half)) for lens in LENSES}
                  for half, idx in sets.items()},
         per_layer=stats.per_layer(corpus, L, test),

@@ -91,6 +91,7 @@ class WrongAggregation:
     tolerance: float               # TOLERANCE, published with the verdicts it decides
     same_idea_agrees: bool         # the loop rewrite passes: it shares the mistake
     right_rows_sum_to_one: bool    # the invariant holds on the instrument's own rows
+    sentences_one_token_words: int = 0      # sentences whose every word is one token: the slip is invisible there
     independent_fold_max_diff: float = 0.0  # the mutant's rows against a fold written apart (checks.py)
     rows: list[MutantRow] = field(default_factory=list)
 
@@ -129,6 +130,8 @@ def wrong_aggregation(sentences: Sequence[MutantInput]) -> WrongAggregation:
     single = np.array([r.n_subwords == 1 for r in out])
     sum_err = np.array([abs(r.wrong_row_sum - 1.0) for r in out])
     return WrongAggregation(
+        sentences_one_token_words=sum(len(set(x for x in s.word_ids if x is not None)) == len(s.word_ids) - 2
+                                      for s in sentences),
         n_rows=len(out),
         n_multi_subword=int((~single).sum()),
         rows_differ=int(differ.sum()),

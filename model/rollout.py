@@ -45,20 +45,32 @@ class RolloutStats:
     displayed_max_entropy: float
     displayed_above_90: int
     displayed_median_top_margin: float
+    displayed_median_top_margin_lo: float
+    displayed_median_top_margin_hi: float
     one_clear_word_entropy: float     # median over rows: the entropy half-on-one-word would give
+    median_other_words: int           # the displayed rows' median length (other words)
+    below_one_clear_word: int         # displayed rows sharper than their own length's yardstick
     # The ranking, tested directly.
     drop_layer_spearman: float        # median over rows and dropped layers
     drop_layer_spearman_lo: float
     drop_layer_spearman_hi: float
     drop_layer_same_top: float        # share of (row, dropped layer) keeping the top word
+    drop_layer_same_top_lo: float
+    drop_layer_same_top_hi: float
     agrees_with_instrument: float     # share of rows whose top word is the instrument's (alpha)
     agrees_with_instrument_lo: float
     agrees_with_instrument_hi: float
     chance_agreement: float           # the same share for a top word drawn at random
     displayed_top_on_punct: float     # displayed rows whose top word is a punctuation mark
+    displayed_top_on_punct_lo: float
+    displayed_top_on_punct_hi: float
     agrees_on_punct: float            # rows where both tops are the same punctuation mark
     entropies: list[float] = field(default_factory=list)            # every full row's
     displayed_entropies: list[float] = field(default_factory=list)  # every displayed row's
+
+
+def _ci(name: str, interval: tuple[float, float]) -> dict[str, float]:
+    return {f"{name}_lo": interval[0], f"{name}_hi": interval[1]}
 
 
 def rollout(alpha: np.ndarray, skip: int | None = None) -> np.ndarray:
@@ -106,7 +118,7 @@ def _others(display: np.ndarray, words: list[int]) -> np.ndarray:
 
 def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int], resampler: Resampler) -> RolloutStats:
     """The rollout rows of the shown words of `sentences` (the held-out half)."""
-    ent, margin, sink, d_ent, d_margin, baseline = [], [], [], [], [], []
+    ent, margin, sink, d_ent, d_margin, baseline, lengths = [], [], [], [], [], [], []
     top_sink = top_self = 0
     rho, rho_unit, same_top, agree, agree_unit, chance, top_punct, agree_punct = [], [], [], [], [], [], [], []
     instrument_top = {(s, w): t for s, w, t in zip(alpha_rows.sentence, alpha_rows.word, alpha_rows.top_word)}
@@ -131,6 +143,7 @@ def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int
         s2 = np.sort(others, axis=-1)[:, -2:]
         d_margin.extend(s2[:, 1] - s2[:, 0])
         baseline.extend(half_on_one_entropy(others.shape[-1]) for _ in words)
+        lengths.extend(others.shape[-1] for _ in words)
         top_w = display[words].argmax(axis=-1)                               # [n]
         theirs = np.array([instrument_top[(i, w)] for w in words])
         agree.extend(top_w == theirs)
@@ -142,7 +155,7 @@ def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int
         rho.extend(spearman(others[None], others_dropped).ravel())
         rho_unit.extend(k for _ in range(others_dropped.shape[0] * len(words)))
         same_top.extend((dropped[:, words].argmax(axis=-1) == top_w[None]).ravel())
-    e, de = np.array(ent), np.array(d_ent)
+    e, de, base = np.array(ent), np.array(d_ent), np.array(baseline)
     d_lo, d_hi = resampler.median(de, np.array(agree_unit))
     r_lo, r_hi = resampler.median(np.array(rho), np.array(rho_unit))
     a_lo, a_hi = resampler.share(np.array(agree), np.array(agree_unit))
@@ -163,16 +176,21 @@ def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int
         displayed_max_entropy=float(de.max()),
         displayed_above_90=int((de > 0.9).sum()),
         displayed_median_top_margin=float(np.median(d_margin)),
-        one_clear_word_entropy=float(np.median(baseline)),
+        **_ci("displayed_median_top_margin", resampler.median(np.array(d_margin), np.array(agree_unit))),
+        one_clear_word_entropy=float(np.median(base)),
+        median_other_words=int(np.median(lengths)),
+        below_one_clear_word=int((de < base).sum()),
         drop_layer_spearman=float(np.median(rho)),
         drop_layer_spearman_lo=r_lo,
         drop_layer_spearman_hi=r_hi,
         drop_layer_same_top=float(np.mean(same_top)),
+        **_ci("drop_layer_same_top", resampler.share(np.array(same_top), np.array(rho_unit))),
         agrees_with_instrument=float(np.mean(agree)),
         agrees_with_instrument_lo=a_lo,
         agrees_with_instrument_hi=a_hi,
         chance_agreement=float(np.mean(chance)),
         displayed_top_on_punct=float(np.mean(top_punct)),
+        **_ci("displayed_top_on_punct", resampler.share(np.array(top_punct), np.array(agree_unit))),
         agrees_on_punct=float(np.mean(agree_punct)),
         entropies=[float(x) for x in e],
         displayed_entropies=[float(x) for x in de],

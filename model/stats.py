@@ -43,6 +43,7 @@ class SinkStats:
     punct_above_50: int
     punct_above_50_share: float
     top_punct_share: float           # rows whose displayed row peaks on a punctuation mark
+    median_sink_plus_punct: float    # both together: what the rest of the sentence keeps is the remainder
     median_sink_lo: float | None = None
     median_sink_hi: float | None = None
     worst_sink_lo: float | None = None
@@ -80,6 +81,7 @@ def row_stats(sink: np.ndarray, punct: np.ndarray, top_punct: np.ndarray, unit: 
         punct_above_50=int((punct > 0.5).sum()),
         punct_above_50_share=float((punct > 0.5).mean()),
         top_punct_share=float(np.mean(top_punct)),
+        median_sink_plus_punct=float(np.median(sink + punct)),
     )
     if resampler is not None:
         s.median_sink_lo, s.median_sink_hi = resampler.median(sink, unit)
@@ -109,6 +111,11 @@ class LensSummary:
     all_heads_median_sink_lo: float
     all_heads_median_sink_hi: float
     all_heads_top_punct_share: float            # every head's rows that peak on punctuation
+    all_heads_median_punct: float               # every head's rows: median punctuation share
+    all_heads_punct_above_50_share: float       # ... and the share above half
+    heavy_rows: int                             # rows with more than 90 % on the sink under alpha
+    heavy_heads: list[list[int]]                # [layer, head, rows] of those rows' heads (this lens's)
+    punct_heads: list[list[int]]                # [layer, head, rows] holding the rows more than half on punctuation
     sep_fraction_of_sink: float                 # of all displayed sink mass, the part on [SEP]
     worst: dict                                 # the worst row: sentence, word_index, layer, head,
                                                 # content_mass, top_word, top_weight
@@ -117,6 +124,7 @@ class LensSummary:
     worse_share: float | None = None
     worse_share_lo: float | None = None
     worse_share_hi: float | None = None
+    worse_same_head: int | None = None          # ... of which on the head alpha opened (re-weighing alone)
     max_relative_worsening: float | None = None
     same_head_as_alpha: int | None = None
     same_head_share: float | None = None
@@ -131,6 +139,12 @@ class LensSummary:
     # The rows that stay above half on the head this lens opens, and the explanation:
     above_50_min_alpha_sink: float | None = None   # the least sink they had under alpha (same head)
     above_50_predicted_above_50: int | None = None  # of them, how many the formula (measure.predicted_sink) keeps above half
+    predicted_above_50: int | None = None           # rows the formula puts above half ...
+    predicted_above_50_right: int | None = None     # ... and of those, how many are
+    above_50_predicted_global: int | None = None    # survivors the formula keeps with the median head's ratio instead
+    heavy_still_above_50: int | None = None         # rows above 90 % under alpha still above half here
+    heavy_still_above_50_share: float | None = None
+    heavy_median_sink: float | None = None          # their median sink share here
     above_50_max_prediction_error: float | None = None
     prediction_median_error: float | None = None    # |predicted - observed| over every row
     above_50_heads: list[list[int]] | None = None   # [layer, head, rows] for the heads that hold them
@@ -141,8 +155,8 @@ class LensSummary:
 
 
 def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[str, np.ndarray],
-              predicted: dict[str, np.ndarray], sentences: list[int], resampler: Resampler,
-              n_layers: int) -> dict[str, LensSummary]:
+              predicted: dict[str, np.ndarray], global_pred: dict[str, np.ndarray], sentences: list[int],
+              resampler: Resampler, n_layers: int) -> dict[str, LensSummary]:
     """Per lens, the rows of `sentences` (the held-out half): statistics with intervals,
     and how each norm lens compares with alpha on the same words."""
     out: dict[str, LensSummary] = {}
@@ -152,13 +166,20 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
     for lens in LENSES:
         d = rows[lens]
         sink = d.sink[m]
-        all_heads, all_units, all_top_punct = [], [], []
+        all_heads, all_units, all_top_punct, all_punct = [], [], [], []
         for k, i in enumerate(sentences):
             sr = corpus.rows[i]
             per = sr.sink[lens][:, :, sr.shown]                     # [L, nh, n_shown]
             all_heads.append(per.ravel())
             all_units.append(np.full(per.size, k))
             all_top_punct.append(~np.isin(sr.top_word[lens][:, :, sr.shown], sr.shown).ravel())
+            all_punct.append(sr.punct[lens][:, :, sr.shown].ravel())
+        all_punct = np.concatenate(all_punct)
+        heavy = alpha.sink[m] > 0.9
+        heads_of = lambda sel: sorted(
+            ([int(l), int(h), int(c)] for (l, h), c in zip(*np.unique(np.stack([d.layer[m][sel], d.head[m][sel]], 1),
+                                                                       axis=0, return_counts=True))),
+            key=lambda x: -x[2])
         all_heads, all_units = np.concatenate(all_heads), np.concatenate(all_units)
         lo, hi = resampler.median(all_heads, all_units)
         s = LensSummary(
@@ -169,6 +190,11 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
             all_heads_median_sink_lo=lo,
             all_heads_median_sink_hi=hi,
             all_heads_top_punct_share=float(np.concatenate(all_top_punct).mean()),
+            all_heads_median_punct=float(np.median(all_punct)),
+            all_heads_punct_above_50_share=float((all_punct > 0.5).mean()),
+            heavy_rows=int(heavy.sum()),
+            heavy_heads=heads_of(heavy),
+            punct_heads=heads_of(d.punct[m] > 0.5),
             sep_fraction_of_sink=float(d.sep[m].sum() / sink.sum()),
             worst=_row(corpus, d, int(np.flatnonzero(m)[np.argmax(sink)])),
         )
@@ -178,6 +204,7 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
             same = (d.layer[m] == alpha.layer[m]) & (d.head[m] == alpha.head[m])
             kept = same_head[lens][m]
             s.worse_rows, s.worse_share = int(worse.sum()), float(worse.mean())
+            s.worse_same_head = int((worse & same).sum())
             s.worse_share_lo, s.worse_share_hi = resampler.share(worse, unit)
             s.max_relative_worsening = float(np.max(np.where(a > 0, (sink - a) / a, 0.0))) if worse.any() else 0.0
             s.same_head_as_alpha, s.same_head_share = int(same.sum()), float(same.mean())
@@ -187,19 +214,24 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
             s.alpha_head_above_50, s.alpha_head_above_50_share = int((kept > 0.5).sum()), float((kept > 0.5).mean())
             pred = predicted[lens][m]
             above = sink > 0.5
+            s.predicted_above_50 = int((pred > 0.5).sum())
+            s.predicted_above_50_right = int(((pred > 0.5) & above).sum())
+            s.heavy_still_above_50 = int((sink[heavy] > 0.5).sum())
+            s.heavy_still_above_50_share = float((sink[heavy] > 0.5).mean()) if heavy.any() else 0.0
+            s.heavy_median_sink = float(np.median(sink[heavy])) if heavy.any() else 0.0
             s.prediction_median_error = float(np.median(np.abs(pred - sink)))
             if above.any():
                 here = np.array([corpus.rows[i].sink["alpha"][l, h, w] for i, w, l, h in
                                  zip(d.sentence[m][above], d.word[m][above], d.layer[m][above], d.head[m][above])])
                 s.above_50_min_alpha_sink = float(here.min())
                 s.above_50_predicted_above_50 = int((pred[above] > 0.5).sum())
+                s.above_50_predicted_global = int((global_pred[lens][m][above] > 0.5).sum())
                 s.above_50_max_prediction_error = float(np.abs(pred[above] - sink[above]).max())
                 heads, counts = np.unique(np.stack([d.layer[m][above], d.head[m][above]], 1), axis=0, return_counts=True)
                 s.above_50_heads = [[int(l), int(h), int(c)] for (l, h), c in zip(heads, counts)]
                 s.above_50_sep_fraction = float(d.sep[m][above].sum() / sink[above].sum())
-                vector = next(v for v, attr in RATIOS.items() if attr == lens)
                 s.above_50_median_cls_ratio = float(np.median(
-                    [_ratio(corpus.acts[i], vector, "cls")[l, h] for i, l, h in
+                    [ratio_of(corpus.acts[i], lens, "cls")[l, h] for i, l, h in
                      zip(d.sentence[m][above], d.layer[m][above], d.head[m][above])]))
                 s.above_50_attended_norm_ratio = float(np.median(
                     [_attended_norm_ratio(corpus, lens, i, w, l, h) for i, w, l, h in
@@ -278,6 +310,11 @@ def _ratio(a: Activations, vector: str, token: str) -> np.ndarray:
     """[L, nh]: ||n_token|| over the mean norm of the sentence's content tokens."""
     n = getattr(a, RATIOS[vector])
     return n[:, :, SPECIAL[token]] / n[:, :, 1:-1].mean(axis=-1)
+
+
+def ratio_of(a: Activations, lens: str, token: str) -> np.ndarray:
+    """[L, nh]: the ratio for a lens's norm (value_norm: v, output_norm: f)."""
+    return _ratio(a, next(v for v, attr in RATIOS.items() if attr == lens), token)
 
 
 def value_ratios(acts: list[Activations], n_layers: int, sentences: list[int], resampler: Resampler) -> list[RatioStats]:

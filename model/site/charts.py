@@ -394,7 +394,7 @@ def flip_shift_words(results: dict, num: Num, model: str) -> Words:
     return Words(
         f"One dot per minimal pair ({_name(results, model)}, α): the share of heads, layer 0 left out, whose "
         "preference between the two candidates moved the way the reader's did. The dashed line is 50 %: "
-        "what heads blind to the changed word would give on average.",
+        "what heads that react to the changed word but not to the referent would give on average.",
         f"Dot plot of {num(f'{p}.n_pairs', 'int')} pairs, shares from 0 % to 100 %. Over all pairs and heads "
         f"{num(f'{p}.toward_share', 'pct:1')} moved toward the reader.",
     )

@@ -111,6 +111,9 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         out[f"{p}.n_positional"] = len(m["positional_heads"][lens])
         for layer, n in enumerate(s["layer_picks"]):
             out[f"{p}.picks.layer{layer}"] = n
+        for name in ("heavy", "punct"):  # the heads holding most rows above 90 % sink, above half punctuation
+            for i, (layer, head, n) in enumerate(s[f"{name}_heads"][:3]):
+                _put(out, f"{p}.{name}_head{i}", {"layer": layer, "head": head, "rows": n})
         for i, (layer, head, n) in enumerate(s.get("above_50_heads") or []):
             _put(out, f"{p}.above_50_head{i}", {"layer": layer, "head": head, "rows": n})
         out[f"{p}.n_above_50_heads"] = len(s.get("above_50_heads") or [])
@@ -177,7 +180,7 @@ def md_text(value: Any) -> str:
 
 # -- formats ------------------------------------------------------------------------------
 
-_FORMAT = re.compile(r"^(?:(pct|fixed|ratio|sci):(\d)|(int|text|yesno))(?:~(\d+(?:\.\d*)?(?:e-?\d+)?))?$")
+_FORMAT = re.compile(r"^(?:(pct|pp|fixed|ratio|sci):(\d)|(int|text|yesno))(?:~(\d+(?:\.\d*)?(?:e-?\d+)?))?$")
 
 
 def parse_format(fmt: str) -> tuple[str, int, float | None]:
@@ -187,7 +190,7 @@ def parse_format(fmt: str) -> tuple[str, int, float | None]:
     m = _FORMAT.match(fmt)
     if not m:
         raise NumberError(
-            f"bad format {fmt!r}: use pct:N, fixed:N, ratio:N, sci:N (N a digit), int, text or yesno, "
+            f"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, text or yesno, "
             "optionally followed by ~TOLERANCE (sci:1~1e-5)"
         )
     noise = float(m.group(4)) if m.group(4) else None
@@ -216,6 +219,8 @@ def format_value(key: str, value: Any, fmt: str) -> str:
         return f"{int(value)}"
     if kind == "pct":
         return f"{value * 100:.{digits}f}%"
+    if kind == "pp":  # a difference of two shares: percentage points
+        return f"{value * 100:.{digits}f} pp"
     if kind == "fixed":
         return f"{value:.{digits}f}"
     if kind == "ratio":
@@ -232,7 +237,7 @@ def tolerance(fmt: str, value: Any) -> float:
         return noise
     if kind in ("text", "yesno", "int"):
         return 0.0
-    if kind == "pct":
+    if kind in ("pct", "pp"):
         return 0.5 * 10 ** -(digits + 2)
     if kind == "sci":
         return abs(float(value)) * 0.5 * 10**-digits if value else 0.0

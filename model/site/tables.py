@@ -31,7 +31,10 @@ def _ci_head(r) -> str:
 
 
 def _range(r, key: str, fmt: str) -> str:
-    """The interval of `key` as one cell: "23.3–29.2%"."""
+    """The interval of `key` as one cell: "23.3–29.2%". A share of zero has no bootstrap
+    interval worth printing (every resample of a corpus with no such row has none)."""
+    if r.numbers[f"{key}_lo"] == r.numbers[f"{key}_hi"] == 0:
+        return "none seen"
     lo, hi = r.cite(f"{key}_lo", fmt), r.cite(f"{key}_hi", fmt)
     unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else ""
     return f"{lo.removesuffix(unit)}–{hi}"
@@ -55,7 +58,7 @@ def lens_summary(r, model: str) -> str:
         cells.append(row)
 
     stat("Median sink share", "median_sink", "pct:1")
-    stat("Worst row", "worst_sink", "pct:1")
+    stat("Worst row", "worst_sink", "pct:1", interval=False)  # a maximum's interval says nothing
     stat("Share of rows above 50 %", "above_50_share", "pct:1")
     stat("Share of rows above 90 %", "above_90_share", "pct:1")
     stat("Share of rows worse than under α", "worse_share", "pct:1", LENSES[1:])
@@ -335,13 +338,13 @@ def mutant(r, model: str, name: str = "wrong_agg") -> str:
         [f"Control: the instrument's word rows sum to 1 {within}",
          "holds" if v("right_rows_sum_to_one") else "fails", c("right_rows_sum_to_one", "yesno")],
         ["Word rows sum to 1: largest error of the mutant's rows", caught(v("max_row_sum_error") > tol),
-         c("max_row_sum_error", "fixed:3")],
+         c("max_row_sum_error", "pct:0")],
         ["Mutant rows whose sum is off", caught(v("rows_bad_sum") > 0), f"{c('rows_bad_sum', 'int')} of {n}"],
         ["Sink share changed, from-words of several subwords", caught(v("rows_differ") > v("rows_differ_single")),
          f"{c('rows_differ', 'int')} of {c('n_multi_subword', 'int')}"],
         ["Sink share changed, one-subword from-words", caught(v("rows_differ_single") > 0),
          c("rows_differ_single", "int")],
-        ["Largest change of a sink share", caught(v("max_abs_sink_diff") > tol), c("max_abs_sink_diff", "pct:1")],
+        ["Largest change of a sink share", caught(v("max_abs_sink_diff") > tol), c("max_abs_sink_diff", "pp:1")],
         ["Largest sink share the mutant reports", caught(v("max_wrong_sink") > 1), c("max_wrong_sink", "pct:1")],
     ]
     return md_table(["Check", "On the mutant", "Result"], rows)
