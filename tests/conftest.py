@@ -248,6 +248,24 @@ def tiny_mkdocs_yml() -> str:
     return head + nav + pages + after
 
 
+def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: list[dict] | None = None) -> None:
+    """Point a project's study at the first `n` sentences of its corpus plus `extra`, two
+    flip pairs and no anchors (and `models`, if given): a measurement of seconds, for the
+    tests that must measure again."""
+    docs = project / "docs"
+    study = yaml.safe_load((docs / "study.yml").read_text(encoding="utf-8"))
+    corpus = docs / study["corpus"]
+    lines = corpus.read_text(encoding="utf-8").splitlines()[:n] + [f"test\t{s}" for s in extra]
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    pairs = docs / study["flip_pairs"]
+    pairs.write_text(yaml.safe_dump({"flip_pairs": yaml.safe_load(pairs.read_text(encoding="utf-8"))["flip_pairs"][:2]}),
+                     encoding="utf-8")
+    study["anchors"] = []
+    if models is not None:
+        study["models"] = models
+    (docs / "study.yml").write_text(yaml.safe_dump(study, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
 @pytest.fixture(scope="session")
 def tiny_project(tmp_path_factory, session_cache) -> Path:
     """A small site over the real study: tests/tiny/docs (pages and a notebook that cite
