@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from conftest import NEXT_DOOR, SINGLE, TWO_AWAY, attending, hand_corpus, hand_sentence
 from model import measure
 from model.instrument import LENSES, is_punctuation
-from model.study import AnchorSpec, StopRule, Study
+from model.study import AnchorSpec, Bootstrap, StopRule, Study
 
 def test_positional_heads_are_fitted_on_the_given_sentences_only():
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(NEXT_DOOR, TWO_AWAY)),
@@ -93,6 +94,26 @@ def test_anchors_are_read_off_the_displayed_alpha_rows():
     (a,) = measure.anchors(corpus, study, rows)
     assert (a.sentence, a.from_word, a.to_word, a.layer, a.head) == (0, "cat", "down", 0, 0)
     assert a.weight == pytest.approx(1.0) and a.sink_share == pytest.approx(0.3)
+
+
+def test_the_head_rule_is_fitted_on_one_half_and_the_statistics_read_on_the_other(monkeypatch):
+    """Sentence "a" is in the fit half, "e" in the held-out half (test_study.py). Head 0
+    peaks next door on "a" only: fitted on "a" it is positional (4 of 4 words); fitted on
+    both it would not be (4 of 8)."""
+    corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(NEXT_DOOR, TWO_AWAY)),
+                         hand_sentence(list("efgh"), SINGLE, attending(TWO_AWAY, TWO_AWAY)))
+    monkeypatch.setattr(measure, "read_corpus", lambda ckpt, study: corpus)
+    config = SimpleNamespace(n_layer=1, n_head=2, d_model=4)
+    ckpt = SimpleNamespace(name="hand", config=config, sha256="0" * 64, source="by hand")
+    study = Study(Path("s.yml"), Path("c.tsv"), ("a", "e"), ("r", "r"), (), StopRule(("value_norm",), 0.5, 0), 0.8,
+                  Bootstrap(50, 0, 0.95))
+    assert study.halves == {"fit": [0], "test": [1]}
+    r = measure.measure_model(ckpt, study, "hand").results
+    assert r.positional_heads == {lens: [[0, 0]] for lens in LENSES}
+    assert r.summary["alpha"].stats.n_rows == 4 and r.summary["alpha"].stats.n_sentences == 1
+    assert r.by_half["fit"]["alpha"].n_rows == r.by_half["test"]["alpha"].n_rows == 4
+    assert r.verdicts[0].n_rows == 8                      # the stop rule reads every displayed row
+    assert r.rows["value_norm"]["head"] == [1] * 8        # head 0 is never opened, on either half
 
 
 # -- the whole pipeline, on 12 real sentences --------------------------------------------------
