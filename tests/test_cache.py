@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -126,29 +126,24 @@ def test_a_whole_entry_stays_in_place_while_another_build_writes_it_again(tmp_pa
 
 def test_many_writers_and_readers_at_once(tmp_path):
     files = {f"assets/{i}.json": json.dumps(list(range(i * 100))) for i in range(20)}
-    seen, errors = [], []
 
-    def writer():
-        try:
-            cache.write(tmp_path, "views", KEY, files)
-        except Exception as exc:  # noqa: BLE001 - any error fails the test below
-            errors.append(exc)
-
-    def reader():
+    def reader() -> list[list[str]]:
+        seen = []
         for _ in range(50):
             folder = cache.read(tmp_path, "views", KEY)
             if folder is not None:
                 seen.append(sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.json")
                                    if p.name != cache.MANIFEST))
+        return seen
 
-    threads = [threading.Thread(target=f) for f in [writer] * 6 + [reader] * 3]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    with ThreadPoolExecutor(9) as pool:
+        writes = [pool.submit(cache.write, tmp_path, "views", KEY, files) for _ in range(6)]
+        reads = [pool.submit(reader) for _ in range(3)]
+        folders = {w.result() for w in writes}                # a writer's error is raised here
+        seen = [s for r in reads for s in r.result()]
+    assert folders == {cache.entry_dir(tmp_path, "views", KEY)}
     assert cache.read(tmp_path, "views", KEY) is not None and not leftovers(tmp_path)
-    assert all(s == sorted(files) for s in seen)         # readers saw whole entries only
+    assert all(s == sorted(files) for s in seen)               # readers saw whole entries only
 
 
 # -- the JSON payload and the memo -----------------------------------------------------------------
