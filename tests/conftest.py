@@ -7,8 +7,13 @@
 - Nothing depends on a warm `.cache` left by another run: `session_cache` measures the
   real study cold, once per session, into a temporary folder, and every project copy is
   seeded from it (`copy_project`), so no other test runs the full corpus again.
-- Hand-made inputs (`hand_corpus`) for definitions checked on paper, and a small study
-  (`small_measured`: 12 sentences, 2 flip pairs) for the real pipeline in seconds.
+- `tiny_project`: a small site of the tests' own (tests/tiny) over the real results, so
+  the hooks, the gate and the CLI are tested apart from the articles' prose; `project`
+  is a fresh copy of it for each test, `real_project` one of the real project.
+- `serve(folder)` serves a folder on 127.0.0.1 for the browser tests.
+- Hand-made inputs (`hand_corpus`, `attending`) for definitions checked on paper, and a
+  small study (`small_measured`: 12 sentences, 2 flip pairs) for the real pipeline in
+  seconds; `use_small_corpus` puts a project on such a study when a test must measure.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from model.site import lock, numbers
+from model.site import lock
 from model.site.numbers import NumberError
 from model.site.pages import Citation, PageError, Renderer
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from model.instrument import LENS_LABELS, LENSES, TINY_MASS
 from model.site import background, cache, published
 

@@ -6,8 +6,6 @@ import dataclasses
 import shutil
 from pathlib import Path
 
-import pytest
-
 from conftest import ROOT
 from model import results as results_mod
 from model.study import Study
