@@ -12,22 +12,22 @@ from model import activations, checks, instrument, mutants
 WORD_IDS = [None, 0, 0, 1, 2, 2, 2, 3, None]    # words of 2, 1, 3 and 1 subwords
 
 
-def test_fold_by_loops_on_paper():
+def test_fold_by_groups_on_paper():
     alpha = np.full((1, 1, 5, 5), 0.2)                 # [CLS] un ##real cat [SEP], uniform
-    folded = checks.fold_by_loops(alpha, [None, 0, 0, 1, None])
+    folded = checks.fold_by_groups(alpha, [None, 0, 0, 1, None])
     assert folded[0, 0].tolist() == pytest.approx(np.array([[0.2, 0.4, 0.2, 0.2], [0.2, 0.4, 0.2, 0.2]]))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_fold_by_loops_agrees_with_the_instruments_matrices(seed):
+def test_fold_by_groups_agrees_with_the_instruments_matrices(seed):
     """Two independent writings of mean-over-rows, sum-over-columns, on random attention."""
     rng = np.random.default_rng(seed)
     alpha = rng.random((2, 3, 9, 9))
     alpha /= alpha.sum(-1, keepdims=True)
     right = instrument.word_rows(alpha, instrument.word_map(WORD_IDS))
-    np.testing.assert_allclose(checks.fold_by_loops(alpha, WORD_IDS), right, atol=1e-15)
+    np.testing.assert_allclose(checks.fold_by_groups(alpha, WORD_IDS), right, atol=1e-15)
     wrong = instrument.word_rows(alpha, mutants.wrong_word_map(WORD_IDS))
-    assert np.abs(checks.fold_by_loops(alpha, WORD_IDS) - wrong).max() > 0.1
+    assert np.abs(checks.fold_by_groups(alpha, WORD_IDS) - wrong).max() > 0.1
 
 
 def test_the_self_checks_hold_on_the_real_model(small_measured):
