@@ -20,7 +20,7 @@ from .weights import Checkpoint
 
 @dataclass
 class SelfChecks:
-    unit_norms_max_diff: float        # lens function with every norm 1.0 vs alpha folded by loops
+    unit_norms_max_diff: float        # lens function with every norm 1.0 vs alpha folded apart
     unit_norms_agree: bool            # ... within AGREE
     unit_norms_tolerance: float       # AGREE, published with the verdict it decides
     cls_zero_median_sink: float       # value_norm lens with ||v_CLS|| = 0, held-out half
@@ -37,28 +37,26 @@ class SelfChecks:
 AGREE = 1e-6
 
 
-def fold_by_loops(alpha: np.ndarray, word_ids: list[int | None]) -> np.ndarray:
+def fold_by_groups(alpha: np.ndarray, word_ids: list[int | None]) -> np.ndarray:
     """alpha [L, nh, T, T] -> word rows [L, nh, n_words, K], written apart from the
-    instrument's matrices: a word's row is the mean of its subwords' rows, its column
-    the sum of its subwords' columns; [CLS] and [SEP] stay as they are."""
-    n_words = 1 + max(w for w in word_ids if w is not None)
-    groups = [[0]] + [[t for t, w in enumerate(word_ids) if w == k] for k in range(n_words)] + [[len(word_ids) - 1]]
-    out = np.zeros(alpha.shape[:2] + (n_words, n_words + 2))
-    for k in range(n_words):
-        row = alpha[:, :, groups[k + 1], :].mean(axis=2)            # [L, nh, T]
-        for c, tokens in enumerate(groups):
-            out[:, :, k, c] = row[:, :, tokens].sum(axis=-1)
-    return out
+    instrument's matrices: a word's tokens are one contiguous run, so its row is the
+    mean of that run of rows and its column the sum of that run of columns (reduceat);
+    [CLS] and [SEP] are runs of one."""
+    runs = [0] + [t for t in range(1, len(word_ids)) if word_ids[t] != word_ids[t - 1]]
+    assert len(runs) == len(set(word_ids[1:-1])) + 2, "a word's tokens are not contiguous"
+    sizes = np.diff([*runs, len(word_ids)])
+    rows = np.add.reduceat(alpha, runs, axis=2) / sizes[:, None]            # [L, nh, K, T]
+    return np.add.reduceat(rows, runs, axis=3)[:, :, 1:-1]                  # the words' rows, [L, nh, n_words, K]
 
 
 def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[str, list[int]],
                 oracle_sentences: list[int]) -> SelfChecks:
     corpus, rows = m.corpus, m.rows
     # 1. The lens with every norm forced to 1.0 must be alpha itself, folded to words by
-    #    an independent path (loops over the raw probabilities, no renormalization).
+    #    an independent path (runs of the raw probabilities, no renormalization).
     unit_diff = max(
         float(np.abs(corpus.word_rows(i, "value_norm", np.ones_like(a.value_norm))
-                     - fold_by_loops(a.alpha, corpus.toks[i].word_ids)).max())
+                     - fold_by_groups(a.alpha, corpus.toks[i].word_ids)).max())
         for i, a in enumerate(corpus.acts)
     )
 
@@ -109,10 +107,10 @@ def wrong_aggregation(m: Measured) -> mutants.WrongAggregation:
         for i, (tok, act) in enumerate(zip(m.corpus.toks, m.corpus.acts))
     ])
     # The unit-norm check as this module runs it on the instrument (against the loops of
-    # `fold_by_loops`), run on the mutant instead: a check written apart catches it.
+    # `fold_by_groups`), run on the mutant instead: a check written apart catches it.
     out.independent_fold_max_diff = max(
         float(np.abs(instrument.word_rows(act.alpha, mutants.wrong_word_map(tok.word_ids))
-                     - fold_by_loops(act.alpha, tok.word_ids)).max())
+                     - fold_by_groups(act.alpha, tok.word_ids)).max())
         for tok, act in zip(m.corpus.toks, m.corpus.acts)
     )
     return out

@@ -101,6 +101,9 @@ def _closer(hidden: np.ndarray, tok: Tokenized, pair: FlipPair) -> str:
 
 
 def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap) -> FlipResults:
+    if not pairs:  # a study without pairs (the CLI's): nothing to measure, nothing to resample
+        nan = float("nan")
+        return FlipResults(0, {}, nan, nan, nan, 0, nan, 0)
     texts = [s for p in pairs for s in p.sentences]
     toks = [tokenize(s, ckpt.tokenizer_dir, ckpt.config.max_position, where=f"flip pair {i // 2 + 1}")
             for i, s in enumerate(texts)]

@@ -67,7 +67,7 @@ def corpus_description(study: study_mod.Study) -> dict:
     """What the corpus is made of, from the data: registers, lengths, halves."""
     lengths = [len(s.split()) for s in study.sentences]
     registers = sorted(set(study.registers))
-    bins = [*LENGTH_BINS, max(lengths) + 1]
+    bins = [*(b for b in LENGTH_BINS if b <= max(lengths)), max(lengths) + 1]  # no bin past the longest
     return {
         "n_sentences": len(lengths),
         "registers": {r: study.registers.count(r) for r in registers},

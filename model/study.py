@@ -129,14 +129,18 @@ def read_corpus(path: Path) -> tuple[list[str], list[str]]:
     return sentences, registers
 
 
-def _flip_pairs(path: Path) -> tuple[FlipPair, ...]:
-    """The minimal pairs: a YAML file with a `flip_pairs` list (see docs/flip_pairs.yml)."""
+def _read_yaml(path: Path, what: str):
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise StudyError(f"{path}: flip pairs file not found") from exc
+        raise StudyError(f"{path}: {what} not found") from exc
     except yaml.YAMLError as exc:
         raise StudyError(f"{path}: not valid YAML ({exc})") from exc
+
+
+def _flip_pairs(path: Path) -> tuple[FlipPair, ...]:
+    """The minimal pairs: a YAML file with a `flip_pairs` list (see docs/flip_pairs.yml)."""
+    raw = _read_yaml(path, "flip pairs file")
     pairs = []
     for i, p in enumerate((raw or {}).get("flip_pairs", []), 1):
         try:
@@ -156,12 +160,7 @@ def _flip_pairs(path: Path) -> tuple[FlipPair, ...]:
 
 def load(path: str | Path) -> Study:
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise StudyError(f"{path}: study file not found") from exc
-    except yaml.YAMLError as exc:
-        raise StudyError(f"{path}: not valid YAML ({exc})") from exc
+    raw = _read_yaml(path, "study file")
     if not isinstance(raw, dict):
         raise StudyError(f"{path}: expected a mapping of settings")
     try:

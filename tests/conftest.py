@@ -1,18 +1,58 @@
-"""Shared fixtures. Nothing here touches the network: sockets are blocked by
-pytest-socket (pyproject.toml) and the Hugging Face hub is told it is offline."""
+"""Shared fixtures and helpers.
+
+- No network: sockets are blocked by pytest-socket (pyproject.toml) except 127.0.0.1,
+  and the Hugging Face hub is told it is offline.
+- Nothing is written into the working tree: project copies, caches, built sites and
+  screenshots live in temporary folders.
+- Nothing depends on a warm `.cache` left by another run: `session_cache` measures the
+  real study cold, once per session, into a temporary folder, and every project copy is
+  seeded from it (`copy_project`), so no other test runs the full corpus again.
+- `tiny_project`: a small site of the tests' own (tests/tiny) over the real results, so
+  the hooks, the gate and the CLI are tested apart from the articles' prose; `project`
+  is a fresh copy of it for each test, `real_project` one of the real project.
+- `serve(folder)` serves a folder on 127.0.0.1 for the browser tests.
+- Hand-made inputs (`hand_corpus`, `attending`) for definitions checked on paper, and a
+  small study (`small_measured`: 12 sentences, 2 flip pairs) for the real pipeline in
+  seconds; `use_small_corpus` puts a project on such a study when a test must measure.
+"""
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import functools
+import http.server
+import itertools
 import os
 import shutil
+import subprocess
+import sys
+import tempfile
+import threading
 from pathlib import Path
+from typing import Iterator
 
+import numpy as np
 import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = Path(__file__).resolve().parent / "tiny"   # the small site's own pages
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ["NO_MKDOCS_2_WARNING"] = "1"
+# Each project uses its own `.cache` unless a test says otherwise (see `session_cache`).
+os.environ.pop("LIVE_NUMBERS_CACHE", None)
+# This tree's model/ for the tests and for every process they start (mkdocs, `python -m
+# model`, a notebook's kernel), whatever the venv's .pth file points at.
+sys.path.insert(0, str(ROOT))
+os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
 
-ROOT = Path(__file__).resolve().parent.parent
+# Outside the working tree; set SCREENSHOTS to put them elsewhere.
+SCREENSHOTS = Path(os.environ.get("SCREENSHOTS", Path(tempfile.gettempdir()) / "attention-instrument-screenshots"))
 
+
+# -- models and the study -------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
 def l6():
@@ -70,49 +110,249 @@ def l6_folder(tmp_path, l6) -> Path:
     return dst
 
 
-# -- the built site, served on localhost, and a headless Chromium -------------------------
+@pytest.fixture(scope="session")
+def small_study(study):
+    """The real study on its first 12 sentences and 2 flip pairs, no anchors."""
+    n = 12
+    return dataclasses.replace(study, sentences=study.sentences[:n], registers=study.registers[:n],
+                               anchors=(), flip_pairs=study.flip_pairs[:2])
+
+
+@pytest.fixture(scope="session")
+def small_measured(l6, small_study):
+    """L6 measured on `small_study`, self-checks and mutant run included (seconds)."""
+    from model import checks, measure
+
+    m = measure.measure_model(l6, small_study, "l6")
+    checks.run(l6, m, small_study)
+    return m
+
+
+# -- hand-made sentences ----------------------------------------------------------------------
+
+def hand_sentence(words: list[str], word_ids: list[int | None], alpha: np.ndarray,
+                  value_norm: np.ndarray | None = None, output_norm: np.ndarray | None = None):
+    """(Tokenized, Activations) for a sentence made by hand: alpha [L, nh, T, T], norms
+    [L, nh, T] (ones by default). Token ids and hidden states are placeholders."""
+    from model.activations import Activations
+    from model.tokenize import Tokenized
+
+    T = len(word_ids)
+    ones = np.ones(alpha.shape[:-1])
+    tok = Tokenized(text=" ".join(words), ids=list(range(T)), tokens=[f"t{t}" for t in range(T)],
+                    word_ids=list(word_ids), words=list(words))
+    act = Activations(alpha=np.asarray(alpha, float),
+                      value_norm=ones if value_norm is None else np.asarray(value_norm, float),
+                      output_norm=ones if output_norm is None else np.asarray(output_norm, float),
+                      hidden=np.zeros((T, 4)))
+    return tok, act
+
+
+def hand_corpus(*sentences):
+    """A `measure.Corpus` from `hand_sentence` results."""
+    from model import measure
+
+    return measure.corpus_rows([t for t, _ in sentences], [a for _, a in sentences])
+
+
+SINGLE = [None, 0, 1, 2, 3, None]    # word ids: [CLS], four one-token words, [SEP]
+NEXT_DOOR = [1, 0, 3, 2]             # targets for `attending`: every word peaks on a neighbour
+TWO_AWAY = [2, 3, 0, 1]              # ... none does
+
+
+def attending(*heads: list[int], sink: float = 0.3, layers: int = 1) -> np.ndarray:
+    """alpha [L, nh, T, T] over SINGLE: in head h, word w's token puts 1 - sink on the
+    token of word heads[h][w] and `sink` on [CLS]; [CLS] and [SEP] attend to themselves."""
+    T = len(SINGLE)
+    alpha = np.zeros((layers, len(heads), T, T))
+    alpha[:, :, 0, 0] = alpha[:, :, T - 1, T - 1] = 1.0
+    for h, targets in enumerate(heads):
+        for w, target in enumerate(targets):
+            alpha[:, h, w + 1, target + 1] = 1.0 - sink
+            alpha[:, h, w + 1, 0] = sink
+    return alpha
+
+
+# -- running things ---------------------------------------------------------------------------
+
+def run(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python -m <args>` in `project` (`mkdocs ...`, `model ...`), output captured."""
+    return subprocess.run([sys.executable, "-m", *args], cwd=project, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+def mkdocs_build(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return run(project, "mkdocs", "build", "--strict", *args, env=env)
+
+
+def output(proc: subprocess.CompletedProcess) -> str:
+    return proc.stdout + proc.stderr
+
+
+@contextlib.contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    """Serve `folder` on 127.0.0.1 (a free port) from a thread; yields its URL."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# -- projects -------------------------------------------------------------------------------------
+
+def seed_cache(src: Path, dst: Path) -> None:
+    """Copy a cache folder. The instrument's views (hundreds of MB, only ever read or
+    replaced whole, never written in place) are hard-linked; everything else is copied,
+    so a test may damage its own entries without touching `src`."""
+
+    def copy(s: str, d: str) -> None:
+        if Path(s).relative_to(src).parts[0] == "views":
+            with contextlib.suppress(OSError):
+                os.link(s, d)
+                return
+        shutil.copy2(s, d)
+
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.tmp"), copy_function=copy)
+
+
+def copy_project(src: Path, dst: Path, cache: Path | None = None) -> Path:
+    """The project at `src` (mkdocs.yml, docs/, hooks/) copied to `dst`, its `.cache`
+    seeded from `cache` if given. The one way tests get a project to change or build."""
+    dst.mkdir(parents=True, exist_ok=True)
+    shutil.copy(src / "mkdocs.yml", dst / "mkdocs.yml")
+    for name in ("docs", "hooks"):
+        shutil.copytree(src / name, dst / name, ignore=shutil.ignore_patterns("__pycache__"))
+    if cache is not None:
+        seed_cache(cache, dst / ".cache")
+    return dst
+
+
+@pytest.fixture(scope="session")
+def session_cache(tmp_path_factory) -> Path:
+    """The real study measured cold, once per session, into a temporary cache folder
+    (LIVE_NUMBERS_CACHE points `gate.Settings.at` at it): results and views."""
+    from model.site import cache, gate
+
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LIVE_NUMBERS_CACHE", str(folder))
+        settings = gate.Settings.at(ROOT)
+        assert settings.cache_dir == folder.resolve()
+        _, key = gate.load_results(settings)
+    assert cache.read(folder, "results", key) is not None and cache.read(folder, "views", key) is not None
+    return folder
+
+
+@pytest.fixture(scope="session")
+def session_results(session_cache) -> tuple[dict, str]:
+    """(results, key) of the real study, from `session_cache`."""
+    from model.site import cache, gate
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LIVE_NUMBERS_CACHE", str(session_cache))
+        key = gate.results_key(gate.Settings.at(ROOT))
+    return cache.load_json(session_cache, "results", key), key
+
+
+def tiny_mkdocs_yml() -> str:
+    """The project's mkdocs.yml with the small site's nav in place of the articles'."""
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    head, nav, rest = text.partition("\nnav:\n")
+    assert nav, "mkdocs.yml has no nav"
+    after = "".join(itertools.dropwhile(lambda l: l.startswith((" ", "\t")) or not l.strip(),
+                                        rest.splitlines(keepends=True)))
+    pages = ("  - Home: index.md\n  - Evidence: evidence.md\n  - Instrument: instrument.md\n"
+             "  - Notebook: notebook.ipynb\n")
+    return head + nav + pages + after
+
+
+def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: list[dict] | None = None) -> None:
+    """Point a project's study at the first `n` sentences of its corpus plus `extra`, two
+    flip pairs and no anchors (and `models`, if given): a measurement of seconds, for the
+    tests that must measure again."""
+    docs = project / "docs"
+    study = yaml.safe_load((docs / "study.yml").read_text(encoding="utf-8"))
+    corpus = docs / study["corpus"]
+    lines = corpus.read_text(encoding="utf-8").splitlines()[:n] + [f"test\t{s}" for s in extra]
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    pairs = docs / study["flip_pairs"]
+    pairs.write_text(yaml.safe_dump({"flip_pairs": yaml.safe_load(pairs.read_text(encoding="utf-8"))["flip_pairs"][:2]}),
+                     encoding="utf-8")
+    study["anchors"] = []
+    if models is not None:
+        study["models"] = models
+    (docs / "study.yml").write_text(yaml.safe_dump(study, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def tiny_project(tmp_path_factory, session_cache) -> Path:
+    """A small site over the real study: tests/tiny/docs (pages and a notebook that cite
+    a few numbers, and the instrument), the real study, corpus and flip pairs, the real hooks and
+    mkdocs.yml (nav aside), and a lock of its own, accepted once. Built once here into
+    `site/`, which warms `session_cache` (charts, pages, the Vega bundle, the executed
+    notebook). Never change it: `project` gives a copy."""
+    root = tmp_path_factory.mktemp("tiny")
+    (root / "mkdocs.yml").write_text(tiny_mkdocs_yml(), encoding="utf-8")
+    shutil.copytree(ROOT / "hooks", root / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
+    docs = root / "docs"
+    shutil.copytree(TINY / "docs", docs)
+    raw = yaml.safe_load((ROOT / "docs" / "study.yml").read_text(encoding="utf-8"))
+    for name in ("study.yml", raw["corpus"], raw["flip_pairs"]):
+        shutil.copy(ROOT / "docs" / name, docs / name)
+    for name in ("javascripts", "stylesheets"):
+        shutil.copytree(ROOT / "docs" / name, docs / name)
+    env = {"LIVE_NUMBERS_CACHE": str(session_cache)}
+    accept = run(root, "model", "accept", env=env)
+    assert accept.returncode == 0 and "do not hold" not in accept.stdout, output(accept)
+    build = mkdocs_build(root, env=env)
+    assert build.returncode == 0, output(build)
+    return root
+
+
+@pytest.fixture
+def project(tmp_path, tiny_project, session_cache) -> Path:
+    """A copy of the small site to change and build, its cache seeded (no model run)."""
+    return copy_project(tiny_project, tmp_path / "project", cache=session_cache)
+
+
+@pytest.fixture
+def real_project(tmp_path, session_cache) -> Path:
+    """A copy of the real project (the articles), its cache seeded (no model run)."""
+    return copy_project(ROOT, tmp_path / "real", cache=session_cache)
+
+
+# -- the built site and a headless Chromium ---------------------------------------------------
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-SCREENSHOTS = ROOT / "tests" / "screenshots"  # ignored by git; look at them
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """`mkdocs build --strict` of the real project into a temporary folder."""
-    import subprocess
-    import sys
-
-    out = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-        cwd=ROOT, capture_output=True, text=True, env=env,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+def built_site(tmp_path_factory, session_cache) -> Path:
+    """`mkdocs build --strict` of a copy of the real project, through `session_cache`."""
+    project = copy_project(ROOT, tmp_path_factory.mktemp("real-site"))
+    out = project / "site"
+    proc = mkdocs_build(project, "-d", str(out), env={"LIVE_NUMBERS_CACHE": str(session_cache)})
+    assert proc.returncode == 0, output(proc)
     return out
 
 
 @pytest.fixture(scope="session")
-def site_url(built_site):
-    """The built site served by a thread on 127.0.0.1 (the only host tests may reach)."""
-    import functools
-    import http.server
-    import threading
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = functools.partial(Quiet, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
+def site_url(built_site) -> Iterator[str]:
+    with serve(built_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -138,33 +378,3 @@ def page(browser):
     pg.on("request", lambda r: pg.requests.append(r.url))
     yield pg
     context.close()
-
-
-# -- a temporary copy of the project, to break on purpose ----------------------------------
-
-@pytest.fixture
-def project(tmp_path) -> Path:
-    """mkdocs.yml, docs/ and hooks/ copied into tmp_path, with the results cache seeded
-    from the working tree's (same key, so no model run), never the working tree itself."""
-    for name in ("mkdocs.yml",):
-        shutil.copy(ROOT / name, tmp_path / name)
-    for name in ("docs", "hooks"):
-        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-    if (ROOT / ".cache").is_dir():
-        shutil.copytree(ROOT / ".cache", tmp_path / ".cache", ignore=shutil.ignore_patterns("*.tmp"))
-    return tmp_path
-
-
-def mkdocs_build(project: Path, *args: str, check: bool = False):
-    """`mkdocs build --strict` of a project copy in a subprocess; returns the CompletedProcess."""
-    import subprocess
-    import sys
-
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", *args],
-        cwd=project, capture_output=True, text=True, env=env,
-    )
-    if check:
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc

@@ -1,10 +1,12 @@
 """The built site as a reader gets it, in headless Chromium, served on 127.0.0.1 only:
 every page of the nav loads without a console error, every chart is drawn (an SVG with
 marks, not an empty div), Material's instant navigation still draws the next page's
-charts, and no request leaves the host. Screenshots go to tests/screenshots/: look at them.
+charts, and no request leaves the host. Screenshots go to conftest.SCREENSHOTS (a
+temporary folder, never the working tree): look at them.
 
-A corpus sentence that holds HTML is tested in tests/test_bad_input.py (it needs its own
-corpus, hence its own build).
+The site is a build of a copy of the real project (conftest.built_site). A corpus
+sentence that holds HTML is tested in tests/test_hooks.py (it needs its own corpus,
+hence its own build).
 """
 from __future__ import annotations
 
@@ -173,7 +175,7 @@ def test_charts_survive_instant_navigation(page, site_url, built_site):
     ("instrument", "instrument/", 1280),
 ])
 def test_screenshots(browser, site_url, name, path, width):
-    """Written for a human to look at (tests/screenshots/); asserts only what a reader
+    """Written for a human to look at (SCREENSHOTS); asserts only what a reader
     would notice at once: charts drawn, nothing wider than the window."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()

@@ -1,224 +1,251 @@
-"""The live site's contract, on a temporary copy of the project: the drift gate, the
-injection errors, claims, the cache, and what a prose edit costs."""
+"""The drift gate (model/site/gate.py), in process, on copies of the small site (its own
+pages and lock over the real results) and, once, of the real project."""
+from __future__ import annotations
+
 import json
-import subprocess
-import sys
-from pathlib import Path
+import os
+import struct
+from types import SimpleNamespace
 
 import pytest
 
-from model.site import cache, gate, lock
+from conftest import ROOT, use_small_corpus
+from model import results as results_mod
+from model.site import cache, files, gate, lock
+from model.site.pages import PageError
 
-from conftest import mkdocs_build
-
-ARTICLE = "articles/norm-lens.md"
+KEY = "l6.alpha.median_sink"
 
 
-def settings(project: Path) -> gate.Settings:
+def settings(project) -> gate.Settings:
     return gate.Settings.at(project)
 
 
-def edit(project: Path, page: str, old: str, new: str) -> None:
+def edit_lock(project, edit) -> dict:
+    path = project / "docs" / "numbers.lock.json"
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data, indent=1))
+    return data
+
+
+def append(project, page: str, text: str) -> int:
+    """Append `text` to a page; returns the line it starts on."""
     path = project / "docs" / page
-    text = path.read_text()
-    assert old in text, f"{old!r} not in {page}"
-    path.write_text(text.replace(old, new, 1))
+    before = path.read_text(encoding="utf-8").rstrip("\n") + "\n\n"
+    path.write_text(before + text + "\n", encoding="utf-8")
+    return before.count("\n") + 1
 
 
-def test_the_working_tree_passes_the_gate(project):
+def test_the_working_tree_passes_the_gate(real_project):
+    """The articles, their lock and the real results agree (the contract `make test` checks)."""
+    report = gate.run(settings(real_project))
+    assert report.ok, report.message(settings(real_project).lock)
+    assert KEY in report.cited
+
+
+def test_the_small_site_passes_the_gate(project):
     report = gate.run(settings(project))
     assert report.ok, report.message(settings(project).lock)
-    assert "l6.alpha.median_sink" in report.cited
+    assert sorted(report.rendered) == ["evidence.md", "index.md", "instrument.md"]
+    assert list(report.notebook_cells) == ["notebook.ipynb"]
+    assert report.cited[KEY] == {"index.md", "evidence.md"}
+    assert report.cited["l3.alpha.median_sink"] == {"notebook.ipynb"}
+    assert "sink_distribution/l6" in report.charts
 
 
-def test_a_moved_number_fails_the_build_naming_key_values_and_page(project):
-    lock_path = project / "docs" / "numbers.lock.json"
-    data = json.loads(lock_path.read_text())
-    recorded = data["numbers"]["l6.alpha.median_sink"]["value"]
-    data["numbers"]["l6.alpha.median_sink"]["value"] = recorded + 0.01
-    lock_path.write_text(json.dumps(data))
-    (project / "site").mkdir()
-    (project / "site" / "previous.html").write_text("the last good site")
-    proc = mkdocs_build(project)
-    assert proc.returncode != 0
-    out = proc.stdout + proc.stderr
-    assert "l6.alpha.median_sink" in out
-    assert repr(recorded + 0.01) in out and repr(recorded) in out
-    assert ARTICLE in out
-    # The gate runs before MkDocs cleans site/: a failed build leaves the last good site.
-    assert (project / "site" / "previous.html").read_text() == "the last good site"
+def test_settings_find_the_cache_named_by_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("LIVE_NUMBERS_CACHE", str(tmp_path / "elsewhere"))
+    assert gate.Settings.at(ROOT).cache_dir == tmp_path / "elsewhere"
+    monkeypatch.setenv("LIVE_NUMBERS_CACHE", "relative")
+    assert gate.Settings.at(tmp_path).cache_dir == tmp_path / "relative"
+    monkeypatch.delenv("LIVE_NUMBERS_CACHE")
+    s = gate.Settings.at(tmp_path)
+    assert (s.cache_dir, s.study, s.lock) == (tmp_path / ".cache", tmp_path / "docs" / "study.yml",
+                                              tmp_path / "docs" / "numbers.lock.json")
 
 
-def test_drift_names_what_changed_in_the_provenance(project):
-    lock_path = project / "docs" / "numbers.lock.json"
-    data = json.loads(lock_path.read_text())
-    data["numbers"]["l6.alpha.median_sink"]["value"] += 0.01
-    data["provenance"]["libraries"]["numpy"] = "1.0.0"
-    lock_path.write_text(json.dumps(data))
+# -- what fails the gate ----------------------------------------------------------------------------
+
+def test_a_moved_number_is_named_with_its_values_tolerance_and_pages(project):
+    recorded = edit_lock(project, lambda d: d["numbers"][KEY].update(value=d["numbers"][KEY]["value"] + 0.01))["numbers"][KEY]
     report = gate.run(settings(project))
     assert not report.ok
-    assert any(c.startswith("libraries.numpy: 1.0.0 ->") for c in report.provenance_changes)
-    assert "libraries.numpy" in report.message(lock_path)
+    (drift,) = report.drifts
+    assert (drift.key, drift.recorded, drift.tolerance, drift.pages) == (KEY, recorded["value"], 0.0005, ["evidence.md", "index.md"])
+    assert drift.now == pytest.approx(recorded["value"] - 0.01)
+    message = report.message(settings(project).lock)
+    assert f"  {KEY}: recorded {recorded['value']!r}, now {drift.now!r} (tolerance 0.0005); cited by evidence.md, index.md" in message
+    assert "make accept" in message
 
 
-def test_unknown_key_fails_with_page_and_line(project):
-    edit(project, ARTICLE, "## The problem", '## The problem\n\nOops {{ num("l6.alpha.no_such_thing", "pct:1") }}.')
-    line = next(i for i, l in enumerate((project / "docs" / ARTICLE).read_text().splitlines(), 1) if "no_such_thing" in l)
-    proc = mkdocs_build(project)
-    assert proc.returncode != 0
-    assert f"{ARTICLE}:{line}: unknown number 'l6.alpha.no_such_thing'" in proc.stdout + proc.stderr
-
-
-@pytest.mark.parametrize("snippet, message", [
-    ('{{ num("l6.alpha.median_sink", "percent") }}', "bad format 'percent'"),
-    ('{{ num("l6.alpha.median_sink", "pct:1" }}', "template syntax error"),
-    ('{{ table("no_such_table", model="l6") }}', "unknown table 'no_such_table'"),
-    ('{{ chart("no_such_chart") }}', "unknown chart 'no_such_chart'"),
-    ('{{ claim("l6.alpha.median_sink >") }}', "is not a valid expression"),
-    ('{{ claim("l6.alpha.nope > 0") }}', "names an unknown number"),
-    ('{{ text("l6.alpha.median_sink") }}x{{ num("l6.alpha.worst_word", "pct:1") }}', "is text"),
-])
-def test_page_errors_name_page_and_line(project, snippet, message):
-    edit(project, ARTICLE, "## The result", f"## The result\n\n{snippet}\n")
-    line = next(i for i, l in enumerate((project / "docs" / ARTICLE).read_text().splitlines(), 1) if l == snippet)
-    with pytest.raises(Exception) as info:
-        gate.run(settings(project))
-    assert str(info.value).startswith(f"{ARTICLE}:{line}:"), str(info.value)
-    assert message in str(info.value)
-
-
-def test_a_claim_that_stops_holding_fails_the_build(project):
-    edit(project, ARTICLE, "## The problem", '## The problem\n\n{{ claim("l6.alpha.median_sink > 0.99") }}')
-    report = gate.run(settings(project))
-    assert not report.ok
-    assert [c.expr for c in report.failed_claims] == ["l6.alpha.median_sink > 0.99"]
-    proc = mkdocs_build(project)
-    assert proc.returncode != 0
-    assert "claim(s) no longer hold" in proc.stdout + proc.stderr
-    assert "l6.alpha.median_sink > 0.99" in proc.stdout + proc.stderr
-
-
-def test_cited_but_unlocked_and_locked_but_uncited_are_errors(project):
-    lock_path = project / "docs" / "numbers.lock.json"
-    data = json.loads(lock_path.read_text())
-    del data["numbers"]["l6.alpha.worst_sink"]
-    uncited = next(k for k in sorted(gate.numbers.flatten(gate.load_results(settings(project))[0]))
-                   if k not in data["numbers"])
-    data["numbers"][uncited] = {"value": 1, "tolerance": 0}
-    lock_path.write_text(json.dumps(data))
-    report = gate.run(settings(project))
-    assert report.unlocked == ["l6.alpha.worst_sink"]
-    assert report.uncited == [uncited]
-    assert not report.ok
-
-
-def test_accept_rewrites_the_lock_and_prints_the_diff(project):
-    lock_path = project / "docs" / "numbers.lock.json"
-    data = json.loads(lock_path.read_text())
-    data["numbers"]["l6.alpha.median_sink"]["value"] = 0.5
-    lock_path.write_text(json.dumps(data))
-    out = subprocess.run([sys.executable, "-m", "model", "accept"], cwd=project, capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert "~ l6.alpha.median_sink: 0.5 ->" in out.stdout
+def test_a_move_within_the_tolerance_is_not_a_drift(project):
+    edit_lock(project, lambda d: d["numbers"][KEY].update(value=d["numbers"][KEY]["value"] + 0.0004))
     assert gate.run(settings(project)).ok
-    again = subprocess.run([sys.executable, "-m", "model", "accept"], cwd=project, capture_output=True, text=True)
-    assert again.stdout.strip() == "no change"
 
 
-def test_check_command_fails_on_drift_without_mkdocs(project):
-    lock_path = project / "docs" / "numbers.lock.json"
-    data = json.loads(lock_path.read_text())
-    data["numbers"]["l6.alpha.above_50"]["value"] += 1
-    lock_path.write_text(json.dumps(data))
-    out = subprocess.run([sys.executable, "-m", "model", "check"], cwd=project, capture_output=True, text=True)
-    assert out.returncode == 1
-    assert "l6.alpha.above_50" in out.stderr
+def test_drift_says_what_changed_in_the_provenance(project):
+    def edit(d):
+        d["numbers"][KEY]["value"] += 0.01
+        d["provenance"]["libraries"]["numpy"] = "1.0.0"
+    edit_lock(project, edit)
+    report = gate.run(settings(project))
+    assert [c for c in report.provenance_changes if c.startswith("libraries.numpy: 1.0.0 -> ")]
+    assert "what changed since the lock was written:\n    libraries.numpy: 1.0.0 -> " in report.message(settings(project).lock)
 
 
-def test_a_corrupt_cache_entry_is_recomputed(project):
+def test_cited_but_unlocked_and_locked_but_uncited(project):
+    edit_lock(project, lambda d: (d["numbers"].pop("l6.alpha.worst_sink"),
+                                  d["numbers"].update({"l6.rollout.n_rows": {"value": 1, "tolerance": 0}})))
+    report = gate.run(settings(project))
+    assert (report.unlocked, report.uncited, report.ok) == (["l6.alpha.worst_sink"], ["l6.rollout.n_rows"], False)
+    message = report.message(settings(project).lock)
+    assert "1 cited number(s) are not in numbers.lock.json:\n  l6.alpha.worst_sink (cited by evidence.md, index.md)" in message
+    assert "1 locked number(s) are cited by no page:\n  l6.rollout.n_rows" in message
+
+
+def test_a_claim_that_stops_holding(project):
+    line = append(project, "evidence.md", '{{ claim("l6.alpha.median_sink > 0.99") }}')
+    report = gate.run(settings(project))
+    assert not report.ok and report.drifts == [] and report.unlocked == []
+    assert [(c.page, c.line, c.expr) for c in report.failed_claims] == [("evidence.md", line, "l6.alpha.median_sink > 0.99")]
+    assert f"1 claim(s) no longer hold:\n  evidence.md:{line}: l6.alpha.median_sink > 0.99" in report.message(settings(project).lock)
+
+
+def test_a_page_error_stops_the_gate_naming_page_and_line(project):
+    line = append(project, "index.md", 'Oops {{ num("l6.alpha.no_such_number", "pct:1") }}.')
+    with pytest.raises(PageError, match=rf"^index\.md:{line}: unknown number 'l6\.alpha\.no_such_number'"):
+        gate.run(settings(project))
+
+
+def test_an_error_in_a_notebook_cell_names_notebook_line_and_cell(project):
+    path = project / "docs" / "notebook.ipynb"
+    nb = json.loads(path.read_text())
+    nb["cells"][0]["source"].append('\n\n{{ num("l3.nope") }}')
+    path.write_text(json.dumps(nb))
+    with pytest.raises(PageError, match=r"^notebook\.ipynb:5: unknown number 'l3\.nope'.* \(markdown cell 0\)$"):
+        gate.run(settings(project))
+
+
+# -- the banner under `mkdocs serve` ---------------------------------------------------------------
+
+def test_the_banner_names_what_moved_on_that_page_only(project):
+    edit_lock(project, lambda d: d["numbers"]["l3.alpha.median_sink"].update(value="<moved>"))
+    line = append(project, "evidence.md", '{{ claim("l6.n_layers < 0") }}')
+    report = gate.run(settings(project))
+    notebook = report.banner("notebook.ipynb")
+    assert 'class="admonition danger drift-banner"' in notebook and "<code>l3.alpha.median_sink</code>" in notebook
+    assert "recorded &#x27;&lt;moved&gt;&#x27;" in notebook and "<moved>" not in notebook
+    assert f"claim no longer holds (line {line}): <code>l6.n_layers &lt; 0</code>" in report.banner("evidence.md")
+    assert report.banner("index.md") == ""
+
+
+# -- accept ---------------------------------------------------------------------------------------
+
+def test_accept_rewrites_what_moved_and_keeps_what_did_not(project):
+    within = "l6.alpha.worst_sink"
+    data = edit_lock(project, lambda d: (d["numbers"][KEY].update(value=0.5),
+                                         d["numbers"][within].update(value=d["numbers"][within]["value"] + 0.0004),
+                                         d["numbers"].pop(f"{KEY}_lo"),
+                                         d["numbers"].update({"l6.rollout.n_rows": {"value": 1, "tolerance": 0}})))
+    diff = gate.accept(settings(project)).splitlines()
+    assert [line.split(":")[0] for line in diff] == [f"~ {KEY}", f"+ {KEY}_lo", "- l6.rollout.n_rows"]
+    assert diff[0].startswith(f"~ {KEY}: 0.5 -> ") and diff[0].endswith("(tolerance 0.0005)")
+    after = lock.read(settings(project).lock)
+    assert after.numbers[within].value == data["numbers"][within]["value"]    # not moved: the recorded value stays
+    assert gate.run(settings(project)).ok
+    assert gate.accept(settings(project)) == "no change"
+
+
+def test_accept_reports_claims_it_cannot_fix(project):
+    line = append(project, "index.md", '{{ claim("l6.alpha.median_sink > 0.99") }}')
+    diff = gate.accept(settings(project))
+    assert diff.endswith(f"Claims that do not hold (the lock cannot fix these; fix the prose or the cause):\n"
+                         f"  index.md:{line}: l6.alpha.median_sink > 0.99")
+
+
+class Killed(BaseException):
+    """Stands for the Ctrl-C that interrupts `make accept`."""
+
+
+def test_an_interrupted_accept_leaves_the_old_lock_whole(project, monkeypatch):
+    edit_lock(project, lambda d: d["numbers"][KEY].update(value=0.5))
+    path = settings(project).lock
+    before = path.read_bytes()
+
+    def replace(src, dst):
+        raise Killed("interrupted before the rename")
+
+    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=os.fdopen, replace=replace))
+    with pytest.raises(Killed):
+        gate.accept(settings(project))
+    assert path.read_bytes() == before and not list(path.parent.glob("*.tmp"))
+    monkeypatch.undo()
+    assert f"~ {KEY}: 0.5 -> " in gate.accept(settings(project))
+
+
+# -- the results and their cache -------------------------------------------------------------------
+
+@pytest.fixture
+def measure_calls(monkeypatch, session_results):
+    """results.compute replaced by the real results (no model run), counting its calls."""
+    calls = []
+
+    def measure(study_path, run_checks=True):
+        calls.append(study_path)
+        return session_results[0], {"l6": ["{}"]}
+
+    monkeypatch.setattr(results_mod, "compute", measure)
+    monkeypatch.setattr(cache, "_MEMO", {})
+    return calls
+
+
+def test_the_results_are_read_from_the_cache(project, measure_calls):
+    results, key = gate.load_results(settings(project))
+    assert measure_calls == [] and key == gate.results_key(settings(project))
+    assert results["sentences"][0] == (project / "docs" / "corpus.tsv").read_text().split("\n")[0].split("\t")[1]
+
+
+@pytest.mark.parametrize("damage", ["edited payload", "truncated payload", "no views"])
+def test_an_unusable_results_entry_is_measured_again(project, measure_calls, damage):
     s = settings(project)
-    report = gate.run(s)
-    path = cache.entry_path(s.cache_dir, "results", report.results_key)
-    good = json.loads(path.read_text())
-    path.write_text(path.read_text()[: len(path.read_text()) // 2])  # truncated mid-write
-    gate._MEMO.clear()
-    assert cache.read(s.cache_dir, "results", report.results_key) is None
-    results, key = gate.load_results(s)
-    assert key == report.results_key
-    assert json.loads(path.read_text())["sha256"] == good["sha256"]
-    # an entry whose payload was edited no longer matches its digest
-    tampered = json.loads(path.read_text())
-    tampered["payload"]["models"]["l6"]["summary"]["alpha"]["stats"]["median_sink"] = 0.0
-    path.write_text(json.dumps(tampered))
-    assert cache.read(s.cache_dir, "results", report.results_key) is None
+    key = gate.results_key(s)
+    payload = cache.entry_dir(s.cache_dir, "results", key) / cache.PAYLOAD
+    if damage == "edited payload":
+        payload.write_text(payload.read_text().replace('"median_sink":0.', '"median_sink":1.', 1))
+    elif damage == "truncated payload":
+        payload.write_text(payload.read_text()[:1000])
+    else:
+        cache.entry_dir(s.cache_dir, "views", key).rename(s.cache_dir / "views-gone")
+    results, _ = gate.load_results(s)
+    assert len(measure_calls) == 1
+    cache._MEMO.clear()
+    assert cache.read(s.cache_dir, "results", key) is not None and cache.read(s.cache_dir, "views", key) is not None
+    gate.load_results(s)
+    assert len(measure_calls) == 1                       # rewritten whole: read, not measured, next time
 
 
-def test_a_prose_edit_rebuilds_without_torch_altair_or_a_kernel(project):
-    mkdocs_build(project, check=True)  # warm the cache copy
-    executed = sorted((project / ".cache" / "notebooks").rglob("*.ipynb"))
-    stamps = [p.stat().st_mtime_ns for p in executed]
-    edit(project, ARTICLE, "Disclosure is honest; it is not a repair.", "Disclosure is honest, but it is no repair.")
-    probe = (
-        "import sys\n"
-        "from mkdocs.commands.build import build\n"
-        "from mkdocs.config import load_config\n"
-        "build(load_config('mkdocs.yml'))\n"
-        "print(sorted(m for m in ('torch', 'altair', 'vl_convert', 'transformers') if m in sys.modules))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True,
-                         env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().splitlines()[-1] == "[]"
-    assert "no repair" in (project / "site" / "articles" / "norm-lens" / "index.html").read_text()
-    # the notebook was not executed again: same executed copies, untouched
-    assert sorted((project / ".cache" / "notebooks").rglob("*.ipynb")) == executed
-    assert [p.stat().st_mtime_ns for p in executed] == stamps
+def test_results_of_another_code_version_are_not_used(project, monkeypatch):
+    key = gate.results_key(settings(project))
+    monkeypatch.setattr(results_mod, "code_version", lambda: "0" * 64)
+    other = gate.results_key(settings(project))
+    assert other != key and cache.read(settings(project).cache_dir, "results", other) is None
 
 
-def test_under_serve_a_drift_is_a_banner_not_a_crash(project):
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
-    lock_path = project / "docs" / "numbers.lock.json"
-    data = json.loads(lock_path.read_text())
-    data["numbers"]["l6.alpha.median_sink"]["value"] += 0.01
-    lock_path.write_text(json.dumps(data))
-    cfg = load_config(str(project / "mkdocs.yml"))
-    cfg.plugins.on_startup(command="serve", dirty=False)
-    try:
-        build(cfg, serve_url="http://127.0.0.1:8000/")
-    finally:
-        cfg.plugins.on_startup(command="build", dirty=False)
-    html = (project / "site" / "articles" / "norm-lens" / "index.html").read_text()
-    assert "drift-banner" in html and "l6.alpha.median_sink" in html
-    # a page that does not cite the moved number gets no banner
-    citing = gate.run(settings(project)).cited["l6.alpha.median_sink"]
-    assert "evidence/flip.md" not in citing
-    assert "drift-banner" not in (project / "site" / "evidence" / "flip" / "index.html").read_text()
-
-
-def test_lock_file_errors_name_file_and_key(tmp_path):
-    path = tmp_path / "numbers.lock.json"
-    path.write_text('{"numbers": {"a": {"value": 1}}}')
-    with pytest.raises(lock.LockError, match="number 'a' has no 'tolerance'"):
-        lock.read(path)
-    path.write_text('{"numbers": {"a": {"value": 1, "tolerance": 0}, "a": {"value": 2, "tolerance": 0}}}')
-    with pytest.raises(lock.LockError, match="duplicate key 'a'"):
-        lock.read(path)
-    path.write_text('{"numbers": ')
-    with pytest.raises(lock.LockError, match=r"numbers.lock.json:1: not valid JSON"):
-        lock.read(path)
-
-
-def test_the_articles_numbers_equal_the_clis(project):
-    """What `python -m model measure` prints on the corpus is what the pages publish."""
+def test_a_flipped_byte_in_the_weights_is_a_drift_not_a_silent_pass(project, l6_folder, monkeypatch):
+    """One bit of one weight of L6: its numbers move, L3's do not, and the gate says the
+    weights' digest changed. On a small corpus, so that it measures in seconds."""
+    use_small_corpus(project, models=[{"name": str(l6_folder), "key": "l6"}, {"name": "minilm-l3", "key": "l3"}])
+    monkeypatch.setattr(cache, "_MEMO", {})
+    gate.accept(settings(project))
+    assert gate.run(settings(project), with_charts=False).ok
+    weights = l6_folder / "model.safetensors"
+    raw = bytearray(weights.read_bytes())
+    (n,) = struct.unpack("<Q", raw[:8])
+    at = 8 + n + json.loads(raw[8:8 + n])["embeddings.LayerNorm.weight"]["data_offsets"][0] + 3
+    raw[at] ^= 0x01                                  # the first weight's exponent: a factor of 4
+    weights.write_bytes(bytes(raw))
     report = gate.run(settings(project), with_charts=False)
-    out = subprocess.run([sys.executable, "-m", "model", "measure", "--sentences", "docs/corpus.txt", "--json"],
-                         cwd=project, capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    cli = json.loads(out.stdout)
-    published = report.results["models"]["l6"]
-    assert cli["summary"] == published["summary"]
-    assert cli["rows"] == published["rows"]
-    locked = lock.read(settings(project).lock).numbers
-    assert locked["l6.alpha.median_sink"].value == cli["summary"]["alpha"]["stats"]["median_sink"]
+    moved = [d.key for d in report.drifts]
+    assert moved and all(k.startswith("l6.") for k in moved), moved
+    assert [c for c in report.provenance_changes if c.startswith("models.l6.sha256: ")]

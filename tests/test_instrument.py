@@ -59,43 +59,67 @@ def test_punctuation_words():
     assert not instrument.is_punctuation("it's") and not instrument.is_punctuation("a")
 
 
-def _rows(L, nh, n_words, content, sink=0.0):
-    """Word rows with given content weights [L, nh, n_words, n_words] and equal CLS/SEP sink."""
-    rows = np.zeros((L, nh, n_words, n_words + 2))
-    rows[..., 1:-1] = content
-    rows[..., 0] = rows[..., -1] = sink / 2
-    return rows
+def test_adjacent_top_counts_rows_peaking_next_door():
+    # top_word [L=1, nh=2, n_words=4]: where each word's displayed row peaks.
+    top = np.array([[[1, 0, 3, 2],      # every word peaks on a neighbour
+                     [2, 3, 0, 1]]])    # none does (2 and 3 away)
+    assert instrument.adjacent_top(top, [0, 1, 2, 3]).tolist() == [[4, 0]]
+    assert instrument.adjacent_top(top, [0, 3]).tolist() == [[2, 0]]   # only shown words count
 
 
-def test_head_choice_strongest_displayed_weight_excluding_positional():
-    wm = instrument.word_map([None, 0, 1, 2, None])
-    L, nh = 2, 2
-    content = np.zeros((L, nh, 3, 3))
-    content[0, 0] = [[0, 0.9, 0.1], [0.9, 0, 0.1], [0.1, 0.9, 0]]  # adjacent word always wins: positional
-    content[0, 1] = [[0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]]
-    content[1, 0] = [[0, 0.2, 0.8], [0.5, 0, 0.5], [0.7, 0.3, 0]]  # word 0 -> word 2 at 0.8; word 2 -> word 0
-    content[1, 1] = [[0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]]
-    rows = _rows(L, nh, 3, content)
-    adjacent = instrument.adjacent_top(rows, wm, [0, 1, 2])
-    assert adjacent[0, 0] == 3
-    excluded = adjacent / 3 > 0.8
-    assert excluded.tolist() == [[True, False], [False, False]]
-    heads = instrument.choose_heads(rows, wm, excluded)
-    assert heads[0].tolist() == [1, 0]   # 0.8 beats 0.5
-    assert heads[1].tolist() == [0, 1]   # all tie at 0.5 -> lowest layer, then head (0,0 is excluded)
-    assert heads[2].tolist() == [1, 0]
+def test_head_choice_strongest_weight_then_lowest_layer_then_head():
+    # top_weight [L=2, nh=2, n_words=3]
+    top = np.array([[[0.9, 0.5, 0.4], [0.5, 0.5, 0.4]],
+                    [[0.8, 0.5, 0.7], [0.5, 0.5, 0.7]]])
+    excluded = np.array([[True, False], [False, False]])   # head (0, 0) is positional
+    heads = instrument.choose_heads(top, excluded)
+    assert heads.tolist() == [[1, 0],    # 0.9 is on an excluded head: 0.8 wins
+                              [0, 1],    # all tie at 0.5: lowest layer, then head, (0, 0) excluded
+                              [1, 0]]    # 0.7 on (1, 0) and (1, 1): lowest head
 
 
 def test_head_choice_is_blind_to_the_sink():
     """The score is read after renormalization, as displayed: a sink-heavy head can win."""
     wm = instrument.word_map([None, 0, 1, 2, None])
-    content = np.zeros((1, 2, 3, 3))
-    content[0, 0] = [[0, 0.05, 0.05], [0.05, 0, 0.05], [0.05, 0.05, 0]]
-    content[0, 0, 0] = [0, 0.09, 0.01]             # 90 % sink, but 0.9 once renormalized
-    content[0, 1] = [[0, 0.6, 0.4], [0.6, 0, 0.4], [0.6, 0.4, 0]]
-    rows = np.zeros((1, 2, 3, 5))
-    rows[..., 1:-1] = content
-    rows[..., 0] = 1 - content.sum(-1)
-    heads = instrument.choose_heads(rows, wm, np.zeros((1, 2), bool))
-    assert heads[0].tolist() == [0, 0]
+    rows = np.zeros((1, 2, 3, 5))                        # [L, nh, n_words, K]
+    rows[0, 0, :, 1:4] = [[0, 0.09, 0.01], [0.05, 0, 0.05], [0.05, 0.05, 0]]   # 90 % sink
+    rows[0, 1, :, 1:4] = [[0, 0.6, 0.4], [0.6, 0, 0.4], [0.6, 0.4, 0]]         # no sink
+    rows[..., 0] = 1 - rows.sum(-1)
+    display, _ = instrument.displayed_rows(rows, wm)
+    heads = instrument.choose_heads(display.max(-1), np.zeros((1, 2), bool))
+    assert heads[0].tolist() == [0, 0]                   # 0.9 once renormalized beats 0.6
     assert instrument.sink_share(rows, wm)[0, 0, 0] == pytest.approx(0.9)
+
+
+def test_sentence_rows_on_paper():
+    """One head, tokens [CLS] un ##real , cat [SEP]: words "unreal", ",", "cat"."""
+    word_ids = [None, 0, 0, 1, 2, None]
+    alpha = np.zeros((1, 1, 6, 6))
+    alpha[0, 0, 1] = [0.2, 0.1, 0.1, 0.2, 0.3, 0.1]     # "un"
+    alpha[0, 0, 2] = [0.4, 0.0, 0.1, 0.0, 0.1, 0.4]     # "##real"
+    alpha[0, 0, 3] = [0.5, 0.1, 0.1, 0.0, 0.1, 0.2]     # ","
+    alpha[0, 0, 4] = [0.1, 0.3, 0.3, 0.2, 0.0, 0.1]     # "cat"
+    alpha[0, 0, [0, 5], [0, 5]] = 1.0
+    norms = instrument.lens_norms(np.ones((1, 1, 6)), np.ones((1, 1, 6)))
+    sr = instrument.sentence_rows(alpha, norms, ["unreal", ",", "cat"], instrument.word_map(word_ids))
+    # unreal = mean of its rows, columns summed: [CLS] .3, unreal .15, "," .1, cat .2, [SEP] .25
+    # ",": [CLS] .5, unreal .2, "," 0, cat .1, [SEP] .2;  cat: [CLS] .1, unreal .6, "," .2, cat 0, [SEP] .1
+    assert sr.shown == [0, 2]                                    # punctuation gets no row
+    assert sr.sink["alpha"][0, 0].tolist() == pytest.approx([0.55, 0.7, 0.2])
+    assert sr.sep["alpha"][0, 0].tolist() == pytest.approx([0.25, 0.2, 0.1])
+    assert sr.punct["alpha"][0, 0].tolist() == pytest.approx([0.1, 0.0, 0.2])  # never the word itself
+    assert sr.content_mass["alpha"][0, 0].tolist() == pytest.approx([0.3, 0.3, 0.8])
+    assert sr.top_word["alpha"][0, 0].tolist() == [2, 0, 0]
+    assert sr.top_weight["alpha"][0, 0].tolist() == pytest.approx([0.2 / 0.3, 0.2 / 0.3, 0.6 / 0.8])
+
+
+def test_a_norm_lens_moves_the_sink_by_the_norms():
+    """Value norm 3 on [CLS], 1 elsewhere: the sink's share of a row grows as it should."""
+    word_ids = [None, 0, 1, None]
+    alpha = np.full((1, 1, 4, 4), 0.25)
+    value_norm = np.array([[[3.0, 1.0, 1.0, 1.0]]])
+    sr = instrument.sentence_rows(alpha, instrument.lens_norms(value_norm, value_norm), ["a", "b"],
+                                  instrument.word_map(word_ids))
+    assert sr.sink["alpha"][0, 0].tolist() == pytest.approx([0.5, 0.5])
+    assert sr.sink["value_norm"][0, 0].tolist() == pytest.approx([4 / 6, 4 / 6])   # (3 + 1) / (3 + 1 + 1 + 1)
+    assert sr.content_mass["value_norm"][0, 0].tolist() == pytest.approx([1 / 6, 1 / 6])

@@ -1,119 +1,151 @@
-"""The measurements on the real corpus: self-checks, invariants, and the CLI."""
-import json
-import subprocess
-import sys
-from dataclasses import asdict
+"""The measurement pipeline (model/measure.py): the head rule fitted on one half, the
+displayed rows, the same-head comparison, the norm-lens prediction, the stop rule and
+the anchors, on sentences made by hand; then the whole pipeline on a small real study."""
+from __future__ import annotations
+
+import dataclasses
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from model import measure, rollout
-from model.instrument import LENSES
+from conftest import NEXT_DOOR, SINGLE, TWO_AWAY, attending, hand_corpus, hand_sentence
+from model import measure
+from model.instrument import LENSES, is_punctuation
+from model.study import AnchorSpec, Bootstrap, StopRule, Study
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def measured(l6, study):
-    return measure.measure_model(l6, study, "l6")
-
-
-def test_self_checks_hold(measured):
-    c = measured.checks
-    assert c.unit_norms_identical and c.unit_norms_max_diff == 0.0
-    assert c.cls_zero_moves
-    assert c.oracle_same_heads
-    assert c.oracle_max_abs_alpha < 1e-5 and c.oracle_max_abs_sink < 1e-5
+def test_positional_heads_are_fitted_on_the_given_sentences_only():
+    corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(NEXT_DOOR, TWO_AWAY)),
+                         hand_sentence(list("abcd"), SINGLE, attending(TWO_AWAY, TWO_AWAY)))
+    assert measure.positional_heads(corpus, "alpha", 0.8, [0]).tolist() == [[True, False]]
+    assert measure.positional_heads(corpus, "alpha", 0.8, [1]).tolist() == [[False, False]]
+    assert measure.positional_heads(corpus, "alpha", 0.8, [0, 1]).tolist() == [[False, False]]   # 4 of 8
+    assert measure.positional_heads(corpus, "alpha", 0.4, [0, 1]).tolist() == [[True, False]]
 
 
-def test_one_displayed_row_per_non_punctuation_word_and_lens(measured, study):
-    per_lens = {lens: [r for r in measured.rows if r.lens == lens] for lens in LENSES}
-    assert len({len(v) for v in per_lens.values()}) == 1
-    for r in measured.rows:
-        assert any(ch.isalnum() for ch in r.word)
-        assert 0.0 <= r.sink_share <= 1.0 and 0.0 <= r.sep_share <= r.sink_share + 1e-12
-        assert r.sink_share + r.content_mass <= 1.0 + 1e-9
-    assert measured.summary["alpha"].stats.n_rows == len(per_lens["alpha"])
+def test_displayed_rows_one_per_shown_word_on_the_opened_head():
+    """Both heads peak at 1.0 once displayed: ties go to head 0 unless it is excluded."""
+    corpus = hand_corpus(hand_sentence(["a", "b", "c", "d"], SINGLE, attending(TWO_AWAY, TWO_AWAY)),
+                         hand_sentence(["a", ",", "c", "d"], SINGLE, attending(NEXT_DOOR, TWO_AWAY)))
+    free = measure.displayed(corpus, "alpha", np.zeros((1, 2), bool))
+    assert free.head.tolist() == [0, 0, 0, 0, 0, 0, 0]      # ties go to the lowest head
+    rows = measure.displayed(corpus, "alpha", np.array([[True, False]]))
+    assert rows.sentence.tolist() == [0, 0, 0, 0, 1, 1, 1]  # the comma gets no row
+    assert rows.word.tolist() == [0, 1, 2, 3, 0, 2, 3]
+    assert rows.head.tolist() == [1] * 7 and rows.layer.tolist() == [0] * 7
+    assert rows.sink.tolist() == pytest.approx([0.3] * 7)
+    assert rows.top_word.tolist() == [TWO_AWAY[w] for w in rows.word]
+    assert rows.where([1]).tolist() == [False] * 4 + [True] * 3
 
 
-def test_summary_matches_rows(measured):
+def test_the_same_head_comparison_reads_alphas_head_under_the_norm_lens():
+    """[CLS]'s value norm is 3 on head 0 and 1 on head 1: a row with alpha sink 0.3 on
+    head 0 becomes 0.9 / (0.9 + 0.7) under ||alpha v||, on head 1 it stays 0.3."""
+    T = len(SINGLE)
+    value_norm = np.ones((1, 2, T))
+    value_norm[0, 0, 0] = 3.0
+    corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(TWO_AWAY, TWO_AWAY), value_norm=value_norm))
+    alpha_rows = measure.displayed(corpus, "alpha", np.zeros((1, 2), bool))
+    assert alpha_rows.head.tolist() == [0, 0, 0, 0]
+    assert measure.on_heads(corpus, "value_norm", alpha_rows) == pytest.approx([0.9 / 1.6] * 4)
+    on_head_1 = dataclasses.replace(alpha_rows, head=np.ones(4, int))
+    assert measure.on_heads(corpus, "value_norm", on_head_1) == pytest.approx([0.3] * 4)
+
+
+def test_the_prediction_is_exact_when_content_norms_are_equal():
+    """alpha: [CLS] 0.2, [SEP] 0.1, content 0.7; norms [CLS] 3, [SEP] 0.5, content 1:
+    weighted sink 0.6 + 0.05 = 0.65 of 0.65 + 0.7, i.e. 13/27, predicted and measured."""
+    T = len(SINGLE)
+    alpha = np.tile([0.2, 0.0, 0.35, 0.35, 0.0, 0.1], (1, 1, T, 1))
+    norm = np.array([[[3.0, 1.0, 1.0, 1.0, 1.0, 0.5]]])
+    corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, alpha, value_norm=norm))
+    rows = measure.displayed(corpus, "value_norm", np.zeros((1, 1), bool))
+    assert rows.sink == pytest.approx([13 / 27] * 4)
+    assert measure.predicted_sink(corpus, rows, "value_norm") == pytest.approx([13 / 27] * 4)
+    # Unequal content norms: the prediction is then only an approximation.
+    uneven = norm.copy()
+    uneven[0, 0, 2] = 4.0
+    corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, alpha, value_norm=uneven))
+    rows = measure.displayed(corpus, "value_norm", np.zeros((1, 1), bool))
+    assert not np.allclose(measure.predicted_sink(corpus, rows, "value_norm"), rows.sink)
+
+
+def small_study(rule: StopRule, anchors=()) -> Study:
+    return Study(Path("s.yml"), Path("c.tsv"), ("a b c d",), ("r",), (), rule, 0.8, None, anchors=anchors)
+
+
+def test_the_stop_rule_as_written():
+    d = measure.Displayed(*(np.zeros(4) for _ in range(10)))
+    rows = {lens: dataclasses.replace(d, sink=np.array(sink)) for lens, sink in
+            {"alpha": [0.9, 0.9, 0.9, 0.9], "value_norm": [0.2, 0.5, 0.4, 0.1], "output_norm": [0.6, 0.51, 0.1, 0.2]}.items()}
+    verdicts = measure.verdicts(rows, small_study(StopRule(("value_norm", "output_norm"), 0.5, 0)))
+    assert [(v.lens, v.rows_above, v.n_rows, v.adopted) for v in verdicts] == [
+        ("value_norm", 0, 4, True),        # 0.5 is not above 0.5
+        ("output_norm", 2, 4, False)]
+    lenient = measure.verdicts(rows, small_study(StopRule(("output_norm",), 0.5, 2)))
+    assert lenient[0].adopted
+
+
+def test_anchors_are_read_off_the_displayed_alpha_rows():
+    corpus = hand_corpus(hand_sentence(["The", "cat", "sat", "down"], SINGLE, attending(TWO_AWAY, NEXT_DOOR)))
+    rows = measure.displayed(corpus, "alpha", np.array([[False, True]]))
+    study = small_study(None, anchors=(AnchorSpec("a b c d", "cat", "down"),))
+    (a,) = measure.anchors(corpus, study, rows)
+    assert (a.sentence, a.from_word, a.to_word, a.layer, a.head) == (0, "cat", "down", 0, 0)
+    assert a.weight == pytest.approx(1.0) and a.sink_share == pytest.approx(0.3)
+
+
+def test_the_head_rule_is_fitted_on_one_half_and_the_statistics_read_on_the_other(monkeypatch):
+    """Sentence "a" is in the fit half, "e" in the held-out half (test_study.py). Head 0
+    peaks next door on "a" only: fitted on "a" it is positional (4 of 4 words); fitted on
+    both it would not be (4 of 8)."""
+    corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(NEXT_DOOR, TWO_AWAY)),
+                         hand_sentence(list("efgh"), SINGLE, attending(TWO_AWAY, TWO_AWAY)))
+    monkeypatch.setattr(measure, "read_corpus", lambda ckpt, study: corpus)
+    config = SimpleNamespace(n_layer=1, n_head=2, d_model=4)
+    ckpt = SimpleNamespace(name="hand", config=config, sha256="0" * 64, source="by hand")
+    study = Study(Path("s.yml"), Path("c.tsv"), ("a", "e"), ("r", "r"), (), StopRule(("value_norm",), 0.5, 0), 0.8,
+                  Bootstrap(50, 0, 0.95))
+    assert study.halves == {"fit": [0], "test": [1]}
+    r = measure.measure_model(ckpt, study, "hand").results
+    assert r.positional_heads == {lens: [[0, 0]] for lens in LENSES}
+    assert r.summary["alpha"].stats.n_rows == 4 and r.summary["alpha"].stats.n_sentences == 1
+    assert r.by_half["fit"]["alpha"].n_rows == r.by_half["test"]["alpha"].n_rows == 4
+    assert r.verdicts[0].n_rows == 8                      # the stop rule reads every displayed row
+    assert r.rows["value_norm"]["head"] == [1] * 8        # head 0 is never opened, on either half
+
+
+# -- the whole pipeline, on 12 real sentences --------------------------------------------------
+
+def test_every_shown_word_has_one_row_under_every_lens(small_measured):
+    c = small_measured.corpus
+    shown = [(i, w) for i, sr in enumerate(c.rows) for w in sr.shown]
     for lens in LENSES:
-        sinks = np.array([r.sink_share for r in measured.rows if r.lens == lens])
-        s = measured.summary[lens].stats
-        assert s.median_sink == pytest.approx(np.median(sinks))
-        assert s.worst_sink == pytest.approx(sinks.max())
-        assert s.above_50 == (sinks > 0.5).sum() and s.above_90 == (sinks > 0.9).sum()
-        assert sum(measured.summary[lens].layer_picks) == len(sinks)
+        d = small_measured.rows[lens]
+        assert list(zip(d.sentence.tolist(), d.word.tolist())) == shown
+        assert ((0 <= d.sink) & (d.sink <= 1) & (d.sep <= d.sink + 1e-12)).all()
+        assert (d.sink + d.mass <= 1 + 1e-9).all()
+    left_out = [w for i, t in enumerate(c.toks) for j, w in enumerate(t.words) if (i, j) not in set(shown)]
+    assert left_out and all(is_punctuation(w) for w in left_out)                 # only punctuation, and some
+    assert not any(is_punctuation(c.toks[i].words[w]) for i, w in shown)
 
 
-def test_verdict_follows_the_stop_rule(measured, study):
-    for v in measured.verdicts:
-        above = sum(r.sink_share > study.stop_rule.threshold for r in measured.rows if r.lens == v.lens)
-        assert v.rows_above == above
-        assert v.adopted == (above <= study.stop_rule.max_rows_above)
+def test_the_halves_split_the_statistics(small_measured, small_study):
+    r = small_measured.results
+    fit, test = small_study.halves["fit"], small_study.halves["test"]
+    assert sorted(fit + test) == list(range(12)) and not set(fit) & set(test)
+    by_half = {h: r.by_half[h]["alpha"] for h in ("fit", "test", "all")}
+    assert by_half["fit"].n_rows + by_half["test"].n_rows == by_half["all"].n_rows == len(small_measured.rows["alpha"].sink)
+    assert r.summary["alpha"].stats == by_half["test"]           # the articles' numbers are the held-out half's
+    assert sum(r.summary["alpha"].layer_picks) == by_half["test"].n_rows
+    assert {half: [int(i) for i in idx] for half, idx in r.halves.items()} == small_study.halves
 
 
-def test_value_ratio_definition(measured, l6, study):
-    toks, acts, _ = measure.corpus_rows(l6, study)
-    a = acts[0]
-    by_hand = a.value_norm[:, :, 0] / a.value_norm[:, :, 1:-1].mean(axis=-1)
-    overall = next(r for r in measured.ratios if (r.token, r.vector, r.layer) == ("cls", "v", None))
-    all_sentences = np.concatenate([(x.value_norm[:, :, 0] / x.value_norm[:, :, 1:-1].mean(-1)).ravel() for x in acts])
-    assert overall.median == pytest.approx(np.median(all_sentences))
-    assert overall.n == by_hand.size * len(acts)
-
-
-def test_rollout_of_identity_attention_is_identity_and_entropy_bounds():
-    alpha = np.tile(np.eye(4), (2, 3, 1, 1))  # every head attends to itself
-    assert rollout.rollout(alpha) == pytest.approx(np.eye(4))
-    assert rollout.normalized_entropy(np.full((1, 4), 0.25))[0] == pytest.approx(1.0)
-    assert rollout.normalized_entropy(np.array([[1.0, 0, 0, 0]]))[0] == pytest.approx(0.0)
-
-
-def test_results_are_json_serializable(measured):
-    json.dumps(asdict(measured))
-
-
-def _cli(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "model", *args], cwd=cwd, capture_output=True, text=True)
-
-
-def test_cli_measure_summary_and_rows(tmp_path):
-    f = tmp_path / "s.txt"
-    f.write_text("She used the scissors to cut the ribbon.\nThe doctor thanked the nurse.\n")
-    out = _cli("measure", "--sentences", str(f), "--json")
-    assert out.returncode == 0, out.stderr
-    data = json.loads(out.stdout)
-    assert set(data["summary"]) == set(LENSES)
-    assert {r["lens"] for r in data["rows"]} == set(LENSES)
-    assert [m["name"] for m in data["provenance"]["models"].values()] == ["minilm-l6"]
-
-
-def test_cli_all_heads_keys(tmp_path):
-    f = tmp_path / "s.txt"
-    f.write_text("Scissors cut paper.\n")
-    out = _cli("measure", "--sentences", str(f), "--model", "minilm-l3", "--all-heads", "--json")
-    assert out.returncode == 0, out.stderr
-    rows = json.loads(out.stdout)["rows"]
-    assert len(rows) == 3 * 3 * 12  # 3 words x 3 layers x 12 heads
-    assert set(rows[0]) == {"sentence", "word_index", "word", "layer", "head", "sink_share"}
-    assert set(rows[0]["sink_share"]) == set(LENSES)
-
-
-@pytest.mark.parametrize("content, expect", [
-    (None, "not found"),
-    (b"", "no sentences"),
-    (b"ok\n\nbad\n", ":2: empty line"),
-    (b"caf\xe9\n", "not valid UTF-8"),
-    (("word " * 600).encode(), "longer than the model's limit"),
-])
-def test_cli_bad_sentences_file(tmp_path, content, expect):
-    f = tmp_path / "s.txt"
-    if content is not None:
-        f.write_bytes(content)
-    out = _cli("measure", "--sentences", str(f), "--json")
-    assert out.returncode == 2
-    assert out.stdout == ""
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and expect in lines[0] and str(f) in lines[0]
+def test_the_rows_table_matches_the_displayed_rows(small_measured):
+    table, d = small_measured.results.rows, small_measured.rows
+    assert table["sentence"] == d["alpha"].sentence.tolist()
+    for lens in LENSES:
+        assert table[lens]["sink_share"] == d[lens].sink.tolist()
+        assert table[lens]["layer"] == d[lens].layer.tolist() and table[lens]["head"] == d[lens].head.tolist()
+    assert "predicted_sink" in table["value_norm"] and "predicted_sink" not in table["alpha"]

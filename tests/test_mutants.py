@@ -39,9 +39,10 @@ def test_same_wrong_idea_agrees_with_itself():
     rng = np.random.default_rng(0)
     A = rng.random((5, 5))
     A /= A.sum(axis=-1, keepdims=True)
-    loop = mutants.wrong_rows_loop(A, WORD_IDS)
-    np.testing.assert_allclose(loop, instrument.word_rows(A, mutants.wrong_word_map(WORD_IDS)), atol=1e-15)
-    assert not np.allclose(loop.sum(axis=-1), 1.0)  # the invariant the definition implies catches it
+    wrong = instrument.word_rows(A, mutants.wrong_word_map(WORD_IDS))
+    for w in (0, 1):
+        np.testing.assert_allclose(mutants.wrong_row_loop(A, WORD_IDS, w), wrong[w], atol=1e-15)
+    assert wrong[1].sum() > 1.1  # the invariant the definition implies (rows sum to 1) catches it
 
 
 def test_invisible_without_subwords():
@@ -55,35 +56,37 @@ def test_invisible_without_subwords():
     np.testing.assert_array_equal(right, wrong)
 
 
-class _Tok:
-    def __init__(self, word_ids, words):
-        self.word_ids, self.words = word_ids, words
-
-
-class _Sentence:
-    def __init__(self, alpha):
-        self.index = 0
-        self.tok = _Tok(WORD_IDS, ["a", "b"])
-        self.wm = instrument.word_map(WORD_IDS)
-        self.rows = {"alpha": instrument.word_rows(alpha, self.wm)}
-        self.shown = [0, 1]
-
-
-class _Row:
-    def __init__(self, w):
-        self.sentence, self.word_index, self.lens, self.layer, self.head = 0, w, "alpha", 0, 0
-
-
 def test_wrong_aggregation_summary_by_hand():
-    alpha = UNIFORM[None, None]  # [L=1, nh=1, T, T]
-    s = mutants.wrong_aggregation([_Sentence(alpha)], [alpha], [_Row(0), _Row(1)])
+    sentence = mutants.MutantInput(index=3, word_ids=WORD_IDS, words=["a", "b"], alpha=UNIFORM[None, None],
+                                   heads={0: (0, 0), 1: (0, 0)})
+    s = mutants.wrong_aggregation([sentence])
     assert (s.n_rows, s.n_multi_subword, s.rows_differ, s.rows_differ_single) == (2, 1, 1, 0)
     assert s.max_abs_sink_diff == pytest.approx(0.4)
     assert s.max_wrong_sink == pytest.approx(0.8)
     assert s.max_row_sum_error == pytest.approx(0.6)
     assert s.rows_bad_sum == 2
-    assert s.max_right_row_sum_error < 1e-15
-    assert s.same_idea_max_diff < 1e-15
+    assert s.max_right_row_sum_error < 1e-15 and s.right_rows_sum_to_one
+    assert s.same_idea_max_diff < 1e-15 and s.same_idea_agrees
     assert s.unit_norms_max_diff == 0.0
-    assert s.same_idea_agrees and s.right_rows_sum_to_one
+    assert [(r.sentence, r.word, r.n_subwords) for r in s.rows] == [(3, "a", 1), (3, "b", 2)]
+    assert [r.sink_share for r in s.rows] == pytest.approx([0.4, 0.4])
+    assert [r.wrong_sink_share for r in s.rows] == pytest.approx([0.4, 0.8])
     assert [r.wrong_row_sum for r in s.rows] == pytest.approx([0.8, 1.6])
+
+
+def test_the_mutant_is_read_on_the_head_the_instrument_opens():
+    """Two heads: the second attends only to [SEP]; the summary must follow `heads`."""
+    alpha = np.stack([UNIFORM, np.tile([0, 0, 0, 0, 1.0], (5, 1))])[None]   # [L=1, nh=2, T, T]
+    on_second = mutants.MutantInput(0, WORD_IDS, ["a", "b"], alpha, {0: (0, 1), 1: (0, 1)})
+    s = mutants.wrong_aggregation([on_second])
+    assert [r.sink_share for r in s.rows] == pytest.approx([1.0, 1.0])
+    assert [r.wrong_sink_share for r in s.rows] == pytest.approx([1.0, 2.0])   # "b" sums its two rows
+
+
+def test_the_mutant_on_the_real_corpus(small_measured):
+    """On real rows it is caught by the row sums and the several-subword rows only."""
+    s = small_measured.results.mutant["wrong_agg"]
+    assert s.n_rows == len(small_measured.rows["alpha"].sentence)
+    assert s.n_multi_subword > 0 and s.rows_differ == s.n_multi_subword and s.rows_differ_single == 0
+    assert s.same_idea_agrees and s.right_rows_sum_to_one and s.unit_norms_max_diff == 0.0
+    assert s.rows_bad_sum > 0 and s.max_row_sum_error > 0.1

@@ -136,3 +136,32 @@ def test_export_refuses_what_the_runtime_cannot_run(l6):
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     with pytest.raises(rx.RuntimeExportError, match="BertNormalizer"):
         rx.tokenizer_record(tok)
+
+
+# -- on the measurement's own output (a small study of the real model) --------------------------
+
+def test_one_file_per_sentence_with_every_head(small_measured):
+    from model.instrument import LENSES
+
+    out = [json.loads(text) for text in idata.sentence_views(small_measured)]
+    corpus = small_measured.corpus
+    assert [v["sentence"] for v in out] == list(range(len(corpus.toks)))
+    for i, v in enumerate(out):
+        tok, a = corpus.toks[i], corpus.acts[i]
+        assert (v["words"], v["shown"]) == (tok.words, corpus.rows[i].shown)
+        alpha = idata.dequantize_alpha(v["alpha"], a.alpha.shape)
+        assert np.abs(alpha - a.alpha).max() <= 0.5 / idata.QUANT + 1e-12
+        for lens in LENSES[1:]:
+            assert np.allclose(np.array(v[lens]).reshape(a.value_norm.shape), getattr(a, lens), rtol=1e-4)
+
+
+def test_the_chosen_heads_are_the_displayed_rows_heads(small_measured):
+    from model.instrument import LENSES
+
+    out = [json.loads(text) for text in idata.sentence_views(small_measured)]
+    for lens in LENSES:
+        d = small_measured.rows[lens]
+        for i, v in enumerate(out):
+            here = d.sentence == i
+            assert v["chosen"][lens] == np.stack([d.layer[here], d.head[here]], 1).tolist()
+            assert len(v["chosen"][lens]) == len(v["shown"])

@@ -62,8 +62,11 @@ def write(cache_dir: Path, kind: str, k: str, files: dict[str, str | bytes]) -> 
             path.write_bytes(data)
             manifest["files"][rel] = [len(data), _digest(data)]
         (tmp / MANIFEST).write_text(json.dumps(manifest, sort_keys=True), encoding="utf-8")
-        if final.exists():  # an unusable entry being replaced (read() said so)
-            shutil.rmtree(final, ignore_errors=True)
+        if final.exists():
+            if read(cache_dir, kind, k) is not None:  # another build wrote it whole first: keep theirs
+                shutil.rmtree(tmp, ignore_errors=True)
+                return final
+            shutil.rmtree(final, ignore_errors=True)  # an unusable entry being replaced
         try:
             os.rename(tmp, final)
         except OSError:

@@ -225,47 +225,52 @@ def flip_example(results: dict, model: str):
     return (diagonal + points).properties(width=WIDTH * 0.7, height=WIDTH * 0.7)
 
 
+def _displayed(full: list[float], word: int) -> list[float]:
+    """A full word row [K] -> the row as displayed: the other words only, renormalized
+    ([CLS], [SEP] and the word itself at 0)."""
+    content = [x if 0 < k < len(full) - 1 and k - 1 != word else 0.0 for k, x in enumerate(full)]
+    mass = sum(content) or 1.0
+    return [x / mass for x in content]
+
+
+def _grouped_bars(alt, data: list[dict], y_title: str):
+    """Bars per column of a sentence, one per view, side by side."""
+    return alt.Chart(alt.Data(values=data)).mark_bar().encode(
+        x=alt.X("column:N", title=None, sort=None, axis=alt.Axis(labelAngle=-50, labelExpr="substring(datum.label, 3)")),
+        y=alt.Y("weight:Q", title=y_title, axis=alt.Axis(format="%")),
+        color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
+        xOffset="view:N",
+        tooltip=["column:N", "view:N", alt.Tooltip("weight:Q", format=".1%")],
+    ).properties(width=WIDTH, height=220)
+
+
 def row_example(results: dict, model: str, name: str):
     """One real row, whole: its full row (with [CLS], [SEP] and itself) against the row
     as displayed, under α and, for the survivor, under ‖α v‖ on the same head."""
     alt = _alt()
     ex = next(e for e in results["models"][model]["examples"] if e["name"] == name)
-    lenses = ["alpha"] if name == "typical" else ["alpha", "value_norm"]
     data = []
-    for lens in lenses:
+    for lens in ["alpha"] if name == "typical" else ["alpha", "value_norm"]:
         full = ex["full"][lens]
-        content = [x if 0 < k < len(full) - 1 and k - 1 != ex["word_index"] else 0.0 for k, x in enumerate(full)]
-        mass = sum(content) or 1.0
+        shown = _displayed(full, ex["word_index"])
         for k, col in enumerate(ex["columns"]):
-            label = f"{k:02d} {col}"
+            label = f"{k:02d} {col}"  # the index keeps repeated words apart; the axis hides it
             data.append({"column": label, "weight": full[k], "view": f"full row, {LENS_LABELS[lens]}"})
-            data.append({"column": label, "weight": content[k] / mass, "view": f"displayed, {LENS_LABELS[lens]}"})
-    return alt.Chart(alt.Data(values=data)).mark_bar().encode(
-        x=alt.X("column:N", title=None, sort=None, axis=alt.Axis(labelAngle=-50, labelExpr="substring(datum.label, 3)")),
-        y=alt.Y("weight:Q", title="weight", axis=alt.Axis(format="%")),
-        color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
-        xOffset="view:N",
-        tooltip=["column:N", "view:N", alt.Tooltip("weight:Q", format=".1%")],
-    ).properties(width=WIDTH, height=220)
+            data.append({"column": label, "weight": shown[k], "view": f"displayed, {LENS_LABELS[lens]}"})
+    return _grouped_bars(alt, data, "weight")
 
 
 def rollout_example(results: dict, model: str):
     """The typical row's word: its rollout row as displayed, against the instrument's row."""
     alt = _alt()
     ex = next(e for e in results["models"][model]["examples"] if e["name"] == "typical")
+    w, K = ex["word_index"], len(ex["columns"])
     data = []
     for view, full in (("rollout, all layers and heads", ex["rollout"]), ("the instrument's row (α)", ex["full"]["alpha"])):
-        content = [x if 0 < k < len(full) - 1 and k - 1 != ex["word_index"] else 0.0 for k, x in enumerate(full)]
-        mass = sum(content) or 1.0
-        data += [{"column": f"{k:02d} {c}", "weight": content[k] / mass, "view": view}
-                 for k, c in enumerate(ex["columns"]) if 0 < k < len(full) - 1 and k - 1 != ex["word_index"]]
-    return alt.Chart(alt.Data(values=data)).mark_bar().encode(
-        x=alt.X("column:N", title=None, sort=None, axis=alt.Axis(labelAngle=-50, labelExpr="substring(datum.label, 3)")),
-        y=alt.Y("weight:Q", title="displayed weight", axis=alt.Axis(format="%")),
-        color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
-        xOffset="view:N",
-        tooltip=["column:N", "view:N", alt.Tooltip("weight:Q", format=".1%")],
-    ).properties(width=WIDTH, height=220)
+        shown = _displayed(full, w)
+        data += [{"column": f"{k:02d} {c}", "weight": shown[k], "view": view}
+                 for k, c in enumerate(ex["columns"]) if 0 < k < K - 1 and k - 1 != w]
+    return _grouped_bars(alt, data, "displayed weight")
 
 
 def mutant_sinks(results: dict, model: str):

@@ -239,8 +239,9 @@ def tolerance(fmt: str, value: Any) -> float:
         return 0.0
     if kind in ("pct", "pp"):
         return 0.5 * 10 ** -(digits + 2)
-    if kind == "sci":
-        return abs(float(value)) * 0.5 * 10**-digits if value else 0.0
+    if kind == "sci":  # the last printed digit's unit: 10^(exponent as printed - digits)
+        exponent = int(f"{float(value):.{digits}e}".split("e")[1])
+        return 0.5 * 10 ** (exponent - digits) if value else 0.0
     return 0.5 * 10**-digits
 
 

@@ -1,0 +1,59 @@
+"""Writing a file whole or not at all (model/site/files.py): the lock, executed
+notebooks and the like. An interruption leaves the old file and no temporary one."""
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+
+import pytest
+
+from model.site import files
+
+
+class Killed(BaseException):
+    """Stands for the Ctrl-C (or the kill) that interrupts a write."""
+
+
+def _fail_before_rename(monkeypatch):
+    def replace(src, dst):
+        raise Killed("interrupted before the rename")
+    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=os.fdopen, replace=replace))
+
+
+def _fail_mid_write(monkeypatch):
+    class HalfWriter:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, text):
+            self.fh.write(text[: len(text) // 2])
+            self.fh.flush()
+            raise Killed("interrupted half-way through the write")
+
+    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=lambda *a, **k: HalfWriter(os.fdopen(*a, **k)),
+                                                    replace=os.replace))
+
+
+def test_a_file_is_written_whole(tmp_path):
+    path = tmp_path / "deep" / "er" / "x.json"
+    files.write_atomic(path, "new ✓")
+    assert path.read_text(encoding="utf-8") == "new ✓"
+    files.write_atomic(path, "newer")
+    assert path.read_text() == "newer" and [p.name for p in path.parent.iterdir()] == ["x.json"]
+
+
+@pytest.mark.parametrize("interrupt", [_fail_mid_write, _fail_before_rename], ids=["mid-write", "before-rename"])
+def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch, interrupt):
+    path = tmp_path / "numbers.lock.json"
+    path.write_text("the old lock")
+    interrupt(monkeypatch)
+    with pytest.raises(Killed):
+        files.write_atomic(path, "the new lock " * 1000)
+    assert path.read_text() == "the old lock"
+    assert [p.name for p in tmp_path.iterdir()] == ["numbers.lock.json"], "a temporary file was left behind"

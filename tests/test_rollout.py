@@ -1,0 +1,78 @@
+"""Attention rollout and its yardsticks (model/rollout.py), on rows worked out by hand."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from conftest import hand_corpus, hand_sentence
+from model import measure, rollout
+from model.bootstrap import Resampler
+
+
+def test_rollout_of_attention_to_oneself_is_the_identity():
+    alpha = np.tile(np.eye(4), (3, 2, 1, 1))   # [L=3, nh=2, T=4, T]
+    assert rollout.rollout(alpha) == pytest.approx(np.eye(4))
+
+
+def test_rollout_on_paper():
+    to_first = np.array([[1.0, 0.0], [1.0, 0.0]])            # every token attends to token 0
+    A = np.array([[1.0, 0.0], [0.5, 0.5]])                   # 0.5 A + 0.5 I
+    alpha = np.stack([to_first[None], to_first[None]])       # [L=2, nh=1, 2, 2]
+    assert rollout.rollout(alpha) == pytest.approx(A @ A)    # [[1, 0], [0.75, 0.25]]
+    assert rollout.rollout(alpha, skip=0) == pytest.approx(A)
+    # Heads are averaged before the residual is added.
+    two_heads = np.stack([to_first, to_first[:, ::-1]])[None]   # one head to token 0, one to token 1
+    assert rollout.rollout(two_heads) == pytest.approx(np.array([[0.75, 0.25], [0.25, 0.75]]))
+
+
+def test_normalized_entropy_bounds():
+    assert rollout.normalized_entropy(np.full(4, 0.25)) == pytest.approx(1.0)
+    assert rollout.normalized_entropy(np.array([1.0, 0, 0, 0])) == pytest.approx(0.0)
+    assert rollout.normalized_entropy(np.array([0.5, 0.5, 0, 0])) == pytest.approx(0.5)   # ln 2 / ln 4
+
+
+def test_half_on_one_word():
+    assert rollout.half_on_one_entropy(2) == pytest.approx(1.0)                          # [.5, .5]
+    assert rollout.half_on_one_entropy(3) == pytest.approx(1.5 * math.log(2) / math.log(3))   # [.5, .25, .25]
+    assert rollout.half_on_one_entropy(50) < rollout.half_on_one_entropy(10) < 1.0
+
+
+def test_spearman_on_paper_and_against_scipy():
+    # ranks [0, 3, 1, 2] and [1, 0, 3, 2]: sum d^2 = 14, rho = 1 - 6 * 14 / (4 * 15) = -0.4
+    assert rollout.spearman(np.array([0.1, 0.4, 0.2, 0.3]), np.array([0.2, 0.1, 0.4, 0.3])) == pytest.approx(-0.4)
+    a = np.random.default_rng(0).random(9)
+    assert rollout.spearman(a, a ** 3) == pytest.approx(1.0)
+    assert rollout.spearman(a, -a) == pytest.approx(-1.0)
+    b = np.random.default_rng(1).random(9)
+    assert rollout.spearman(a, b) == pytest.approx(scipy_stats.spearmanr(a, b).statistic)
+
+
+def test_rollout_stats_on_uniform_attention():
+    """Two layers attending uniformly over [CLS] a b c [SEP]: A = 0.5 U + 0.5 I, and
+    R = A A = 0.75 U + 0.25 I, so each word's row is 0.15 everywhere and 0.4 on itself."""
+    alpha = np.full((2, 1, 5, 5), 0.2)
+    corpus = hand_corpus(hand_sentence(["a", "b", "c"], [None, 0, 1, 2, None], alpha))
+    alpha_rows = measure.displayed(corpus, "alpha", np.zeros((2, 1), bool))
+    s = rollout.rollout_stats(corpus, alpha_rows, [0], Resampler(1, 50, 0, 0.95))
+    full = -(4 * 0.15 * math.log(0.15) + 0.4 * math.log(0.4)) / math.log(5)
+    assert s.n_rows == 3 and s.top_on_self == 3 and s.top_on_sink == 0
+    assert s.median_entropy == pytest.approx(full) and s.entropies == pytest.approx([full] * 3)
+    assert s.median_sink == pytest.approx(0.3)
+    assert s.median_top_margin == pytest.approx(0.25)
+    assert s.displayed_median_entropy == pytest.approx(1.0)      # the two other words share evenly
+    assert s.one_clear_word_entropy == pytest.approx(1.0)        # a row of two is "half on one" and uniform at once
+    assert s.chance_agreement == pytest.approx(0.5)
+
+
+def test_rollout_stats_on_the_real_corpus(small_measured, small_study):
+    test = small_study.halves["test"]
+    s = small_measured.results.rollout
+    shown = sum(len(small_measured.corpus.rows[i].shown) for i in test)
+    assert s.n_rows == shown == len(s.entropies)
+    assert 0 <= s.min_entropy <= s.median_entropy <= s.max_entropy <= 1
+    assert s.displayed_median_entropy_lo <= s.displayed_median_entropy <= s.displayed_median_entropy_hi
+    assert s.agrees_with_instrument_lo <= s.agrees_with_instrument <= s.agrees_with_instrument_hi
+    assert -1 <= s.drop_layer_spearman <= 1 and 0 < s.chance_agreement < 1

@@ -1,0 +1,114 @@
+"""Summary statistics (model/stats.py) on rows and norms chosen by hand."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import SINGLE, TWO_AWAY, attending, hand_corpus, hand_sentence
+from model import measure, stats
+from model.activations import Activations
+from model.bootstrap import Resampler
+from model.instrument import LENSES
+
+
+def test_row_stats_on_paper():
+    s = stats.row_stats(np.array([0.1, 0.6, 0.95, 0.3]), np.array([0.0, 0.6, 0.1, 0.2]), np.array([0, 0, 1, 1]),
+                        [(3, "a"), (3, "b"), (7, "c"), (7, "d")], 2, None)
+    assert (s.n_sentences, s.n_rows) == (2, 4)
+    assert s.median_sink == pytest.approx(0.45)
+    assert (s.worst_sink, s.worst_sentence, s.worst_word) == (0.95, 7, "c")
+    assert (s.above_50, s.above_50_share, s.above_90, s.above_90_share) == (2, 0.5, 1, 0.25)
+    assert s.median_punct == pytest.approx(0.15)
+    assert (s.punct_above_50, s.punct_above_50_share) == (1, 0.25)
+    assert s.median_sink_lo is None                       # no resampler, no interval
+
+
+def test_row_stats_intervals_over_identical_sentences_have_no_width():
+    sink, punct = np.tile([0.1, 0.6], 3), np.tile([0.2, 0.0], 3)
+    s = stats.row_stats(sink, punct, np.repeat([0, 1, 2], 2), [(0, "w")] * 6, 3, Resampler(3, 200, 0, 0.95))
+    assert (s.median_sink_lo, s.median_sink_hi) == (0.35, 0.35)
+    assert (s.worst_sink_lo, s.worst_sink_hi) == (0.6, 0.6)
+    assert (s.above_50_share_lo, s.above_50_share_hi) == (0.5, 0.5)
+    assert (s.median_punct_lo, s.median_punct_hi) == (0.1, 0.1)
+
+
+def test_units_are_positions_in_the_set_of_sentences():
+    assert stats._units(np.array([5, 5, 9, 2]), [9, 5, 2]).tolist() == [1, 1, 0, 2]
+
+
+def ratio_acts(value_norm: list[list[float]]) -> Activations:
+    vn = np.array(value_norm, float)[:, None, :]          # [L, nh=1, T=4]
+    return Activations(alpha=np.zeros((len(value_norm), 1, 4, 4)), value_norm=vn, output_norm=vn * 2, hidden=np.zeros((4, 2)))
+
+
+# Per sentence and layer: [CLS], two content tokens, [SEP]. Ratios to the content mean:
+#   sentence 0: layer 0 [CLS] 2/2 = 1.0, [SEP] 1/2 = 0.5;  layer 1 [CLS] 1/2 = 0.5, [SEP] 4/2 = 2.0
+#   sentence 1: layer 0 [CLS] 4/2 = 2.0, [SEP] 1/2 = 0.5;  layer 1 [CLS] 1/2 = 0.5, [SEP] 2/2 = 1.0
+ACTS = [ratio_acts([[2, 1, 3, 1], [1, 1, 3, 4]]), ratio_acts([[4, 2, 2, 1], [1, 2, 2, 2]])]
+
+
+def test_value_ratios_on_paper():
+    out = {(r.token, r.vector, r.layer): r for r in stats.value_ratios(ACTS, 2, [0, 1], Resampler(2, 100, 0, 0.95))}
+    cls = out[("cls", "v", None)]
+    assert (cls.n, cls.median, cls.below_1, cls.below_1_share) == (4, 0.75, 2, 0.5)   # [1, .5, 2, .5]
+    assert cls.median_lo <= cls.median <= cls.median_hi
+    assert (out[("cls", "v", 0)].median, out[("cls", "v", 0)].below_1) == (1.5, 0)
+    assert (out[("cls", "v", 1)].median, out[("cls", "v", 1)].below_1) == (0.5, 2)
+    assert out[("sep", "v", None)].median == 0.75 and out[("sep", "v", None)].below_1 == 2
+    assert out[("cls", "f", None)].median == 0.75        # f = 2 v here: the same ratios
+    assert out[("cls", "v", 0)].median_lo is None         # intervals on the all-layer figures only
+
+
+def test_value_ratios_of_one_sentence():
+    out = {(r.token, r.vector, r.layer): r for r in stats.value_ratios(ACTS, 2, [1], Resampler(1, 10, 0, 0.95))}
+    assert out[("cls", "v", None)].median == 1.25 and out[("cls", "v", None)].n == 2   # [2, .5]
+
+
+def test_head_ratios_are_medians_over_sentences():
+    r = stats.head_ratios(ACTS, [0, 1])
+    assert r["cls_v"] == [[1.5], [0.5]] and r["sep_v"] == [[0.5], [1.5]]
+
+
+def test_per_layer_is_every_head_for_every_shown_word():
+    corpus = hand_corpus(hand_sentence(["a", "b", ",", "d"], SINGLE, attending(TWO_AWAY, TWO_AWAY, layers=2)))
+    out = stats.per_layer(corpus, 2, [0])
+    assert [(x.layer, x.lens) for x in out] == [(l, lens) for l in range(2) for lens in LENSES]
+    assert all(x.stats.n_rows == 3 * 2 for x in out)     # 3 shown words x 2 heads
+    assert out[0].stats.median_sink == pytest.approx(0.3)
+
+
+def summaries(cls_norm: float):
+    """One sentence, one head, alpha sink 0.3 on [CLS]; [CLS]'s value (and output) norm
+    is `cls_norm`, every other norm 1."""
+    norm = np.ones((1, 1, len(SINGLE)))
+    norm[0, 0, 0] = cls_norm
+    corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(TWO_AWAY), value_norm=norm, output_norm=1 / norm))
+    none = np.zeros((1, 1), bool)
+    rows = {lens: measure.displayed(corpus, lens, none) for lens in LENSES}
+    same = {lens: measure.on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
+    predicted = {lens: measure.predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]}
+    return stats.summaries(corpus, rows, same, predicted, [0], Resampler(1, 20, 0, 0.95), 1)
+
+
+def test_summaries_worse_rows_and_same_heads():
+    """[CLS] norm 3: under ||alpha v|| every row's sink is 0.9 / 1.6 (worse than 0.3);
+    under ||alpha f|| (norm 1/3) it is 0.1 / 0.8 (better)."""
+    s = summaries(3.0)
+    v, f = s["value_norm"], s["output_norm"]
+    assert v.stats.median_sink == pytest.approx(0.9 / 1.6) and f.stats.median_sink == pytest.approx(0.1 / 0.8)
+    assert (v.worse_rows, v.worse_share) == (4, 1.0) and (f.worse_rows, f.worse_share) == (0, 0.0)
+    assert v.max_relative_worsening == pytest.approx((0.9 / 1.6 - 0.3) / 0.3) and f.max_relative_worsening == 0.0
+    assert (v.same_head_as_alpha, v.same_head_share) == (4, 1.0)
+    assert v.alpha_head_median_sink == pytest.approx(0.9 / 1.6)
+    assert v.prediction_median_error == pytest.approx(0.0)         # equal content norms: exact
+    assert s["alpha"].layer_picks == [4] and s["alpha"].sep_fraction_of_sink == 0.0
+    assert s["alpha"].all_heads_median_sink == pytest.approx(0.3)
+
+
+def test_summaries_explain_the_rows_that_stay_above_half():
+    v = summaries(3.0)["value_norm"]
+    assert v.stats.above_50 == 4
+    assert v.above_50_min_alpha_sink == pytest.approx(0.3)
+    assert v.above_50_predicted_above_50 == 4 and v.above_50_max_prediction_error == pytest.approx(0.0)
+    assert v.above_50_heads == [[0, 0, 4]]
+    assert summaries(1.0)["value_norm"].above_50_heads is None     # no row above half: nothing to explain

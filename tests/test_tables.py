@@ -1,0 +1,134 @@
+"""Generated tables (model/site/tables.py), on a small results dict made by hand and a
+renderer that records what is cited; then every table over the real results."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from model.instrument import LENSES
+from model.site import numbers, tables
+from model.site.pages import Renderer
+
+
+class Recorder:
+    """The part of a Renderer tables use: cite (recording the key), numbers, results."""
+
+    def __init__(self, values: dict, results: dict | None = None):
+        self.results = results or {}
+        self.numbers = numbers.Numbers(values, self.results)
+        self.cited: list[str] = []
+
+    def cite(self, key: str, fmt: str) -> str:
+        self.cited.append(key)
+        value = self.numbers[key]
+        out = numbers.format_value(key, value, fmt)
+        return numbers.md_text(out) if isinstance(value, str) else out
+
+    def instrument_url(self, model, sentence, word=None, lens="alpha"):
+        return f"instrument.md#{model}/{sentence}/{word}/{lens}"
+
+    def locked_text(self, key, fmt):
+        return "recorded"
+
+
+def cells(table: str) -> list[list[str]]:
+    lines = [l for l in table.splitlines() if l.startswith("|")]
+    return [[c.strip() for c in l.strip("|").split(" | ")] for l in lines[2:]]
+
+
+def test_short_tables_stay_open_long_ones_fold():
+    rows = [[str(i), "x"] for i in range(31)]
+    assert tables.md_table(["a", "b"], rows[:30]).startswith("| a | b |\n|---|---|\n| 0 | x |")
+    folded = tables.md_table(["a", "b"], rows)
+    assert folded.startswith('\n<details markdown="1">\n<summary>31 rows</summary>\n\n| a | b |')
+    assert folded.rstrip().endswith("</details>") and "| 30 | x |" in folded
+    assert "<summary>All of them</summary>" in tables.md_table(["a"], rows, summary="All of them")
+
+
+STATS = ["median_sink", "worst_sink", "above_50_share", "above_90_share", "worse_share", "same_head_share", "median_punct"]
+
+
+def test_lens_summary_cites_a_number_and_its_interval_per_lens():
+    values = {"l6.alpha.n_rows": 120, "l6.n_test_sentences": 9}
+    for (k, (lens, stat)) in enumerate(itertools.product(LENSES, STATS)):
+        if stat in ("worse_share", "same_head_share") and lens == "alpha":
+            continue  # not defined for alpha against itself
+        values |= {f"l6.{lens}.{stat}": k / 100, f"l6.{lens}.{stat}_lo": k / 200, f"l6.{lens}.{stat}_hi": k / 50}
+    r = Recorder(values)
+    table = tables.lens_summary(r, "l6")
+    assert table.splitlines()[0] == "| 120 rows, 9 held-out sentences | α | 95% CI | ‖α v‖ | 95% CI | ‖α f(x)‖ | 95% CI |"
+    assert set(r.cited) == set(values)                       # every number shown is cited, none is skipped
+    worse = cells(table)[4]
+    assert worse[:3] == ["Share of rows worse than under α", "—", "—"]
+    k = len(STATS) + STATS.index("worse_share")              # value_norm's worse_share was made with k = 11
+    assert worse[3:5] == [f"{k:.1f}%", f"{k / 2:.1f}–{2 * k:.1f}%"]
+
+
+SENTENCES = ["A <b>cat</b> sat.", "Dogs ran.", "Birds flew."]
+RESULTS = {
+    "sentences": SENTENCES,
+    "models": {"l6": {"halves": {"fit": [2], "test": [0, 1]}, "rows": {
+        "sentence": [0, 0, 1, 2], "word_index": [0, 1, 0, 0], "word": ["A", "cat", "Dogs", "Birds"],
+        "alpha": {"sink_share": [0.9, 0.2, 0.6, 0.95], "layer": [0, 0, 1, 1], "head": [1, 2, 3, 4],
+                  "content_mass": [0.1, 0.8, 0.4, 0.05]},
+        "value_norm": {"sink_share": [0.7, 0.4, 0.55, 0.99], "layer": [1, 1, 2, 0], "head": [3, 3, 4, 0],
+                       "predicted_sink": [0.65, 0.3, 0.5, 0.9]},
+        "output_norm": {"sink_share": [0.1, 0.2, 0.3, 0.4], "layer": [0, 0, 0, 0], "head": [0, 0, 0, 0]},
+    }}},
+}
+HEAD_RATIOS = {f"l6.headratio.l{l}h{h}.cls_v": 1.0 + l + h / 10 for l in range(3) for h in range(5)}
+
+
+def test_survivors_are_the_held_out_rows_above_half():
+    r = Recorder(HEAD_RATIOS, RESULTS)
+    rows = cells(tables.survivors(r, "l6"))
+    assert [row[1:] for row in rows] == [["A", "L1H3", "2.30×", "65.0%", "70.0%"],    # 0.4 and the fit half's row: out
+                                         ["Dogs", "L2H4", "3.40×", "50.0%", "55.0%"]]
+    # Each row links to the instrument, titled with its sentence, escaped once.
+    assert rows[0][0] == f'[0](instrument.md#l6/0/0/value_norm "{numbers.md_text(SENTENCES[0])}")'
+    assert "l6.row.s0.w0.value_norm.predicted_sink" in r.cited
+
+
+def test_worst_rows_by_alpha_sink_held_out_half_only():
+    r = Recorder({}, RESULTS)
+    rows = cells(tables.worst_rows(r, "l6", n=2))
+    assert [row[1] for row in rows] == ["A", "Dogs"]          # 0.9, 0.6; "Birds" (0.95) is in the fit half
+    assert rows[0][2:] == ["L0H1 / L1H3 / L0H0", "90.0%", "70.0%", "10.0%", "10.0%"]
+
+
+def test_verdicts_say_adopted_from_the_numbers():
+    values = {"l6.checkpoint": "mini", "l6.n_layers": 6}
+    for lens, above in (("value_norm", 0), ("output_norm", 3)):
+        values |= {f"l6.verdict.{lens}.{k}": v for k, v in
+                   {"rows_above": above, "n_rows": 100, "share_above": above / 100, "adopted": above == 0}.items()}
+    r = Recorder(values, {"models": {"l6": {}}, "stop_rule": {"lenses": ["value_norm", "output_norm"]}})
+    assert [row[2:] for row in cells(tables.verdicts(r))] == [["0", "100", "0.0%", "adopted"],
+                                                              ["3", "100", "3.0%", "not adopted"]]
+
+
+def test_text_from_the_results_is_escaped_in_cells():
+    values = {"corpus.register.a|b": 3, "corpus.length0.from": 1, "corpus.length0.to": 8, "corpus.length0.sentences": 3}
+    r = Recorder(values, {"corpus": {"registers": {"a|b": 3}, "length_histogram": [{}]}})
+    table = tables.corpus(r)
+    assert cells(table)[0] == ["a&#124;b", "3"]               # a pipe in a register cannot split the row
+    assert cells(table.split("\n\n")[1])[0] == ["1–8", "3"]
+
+
+# -- every table, on the real results ---------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def real(session_results):
+    results, _ = session_results
+    return Renderer(results, lambda chart_id: {})
+
+
+def test_every_table_renders_over_the_real_results_and_cites_only_real_numbers(real):
+    models = list(real.results["models"])
+    for name, table in tables.TABLES.items():
+        args = [{"model": m} for m in models] if "model" in table.__code__.co_varnames[:table.__code__.co_argcount] else [{}]
+        for kwargs in args:
+            call = ", ".join(f'{k}="{v}"' for k, v in kwargs.items())
+            out = real.render("evidence/x.md", f'{{{{ table("{name}"{", " + call if call else ""}) }}}}')
+            assert out.text.count("|") > 4, name
+            assert out.citations and all(c.key in real.numbers for c in out.citations), name
