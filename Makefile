@@ -56,8 +56,9 @@ check: $(STAMP)
 accept: $(STAMP)
 	$(BIN)/python -m model accept
 
+# Options: make bench BENCH_ARGS="--cold 3 --warm 5" (python -m bench --help lists them).
 bench: $(STAMP)
-	$(BIN)/python -m tests.bench
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf site .cache
