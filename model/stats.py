@@ -8,7 +8,7 @@ that no claim rests on the corpus's size.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -61,18 +61,18 @@ class SinkStats:
 
 
 def row_stats(sink: np.ndarray, punct: np.ndarray, top_punct: np.ndarray, unit: np.ndarray,
-              where: list[tuple[int, str]], n_sentences: int, resampler: Resampler | None) -> SinkStats:
+              where: Callable[[int], tuple[int, str]], n_sentences: int, resampler: Resampler | None) -> SinkStats:
     """Statistics of a set of rows: sink [R], punctuation share [R], whether the row peaks
-    on punctuation [R], each row's unit (sentence position) [R] and (sentence, word) [R];
-    intervals if a resampler is given."""
+    on punctuation [R], each row's unit (sentence position) [R], and `where(r)`: row r's
+    (sentence, word); intervals if a resampler is given."""
     worst = int(np.argmax(sink))
     s = SinkStats(
         n_sentences=n_sentences,
         n_rows=int(sink.size),
         median_sink=float(np.median(sink)),
         worst_sink=float(sink[worst]),
-        worst_sentence=int(where[worst][0]),
-        worst_word=where[worst][1],
+        worst_sentence=int(where(worst)[0]),
+        worst_word=where(worst)[1],
         above_50=int((sink > 0.5).sum()),
         above_50_share=float((sink > 0.5).mean()),
         above_90=int((sink > 0.9).sum()),
@@ -97,7 +97,8 @@ def row_stats(sink: np.ndarray, punct: np.ndarray, top_punct: np.ndarray, unit: 
 def sink_stats(corpus: "Corpus", d: "Displayed", sentences: list[int], resampler: Resampler | None) -> SinkStats:
     """The displayed rows of `sentences`, under one lens."""
     m = d.where(sentences)
-    where = [(int(s), corpus.toks[s].words[w]) for s, w in zip(d.sentence[m], d.word[m])]
+    sentence, word = d.sentence[m], d.word[m]
+    where = lambda r: (int(sentence[r]), corpus.toks[sentence[r]].words[word[r]])
     top_punct = np.array([t not in corpus.rows[s].shown for s, t in zip(d.sentence[m], d.top_word[m])])
     return row_stats(d.sink[m], d.punct[m], top_punct, _units(d.sentence[m], sentences), where, len(sentences), resampler)
 
@@ -272,15 +273,19 @@ def per_layer(corpus: "Corpus", n_layers: int, sentences: list[int]) -> list[Lay
     out = []
     for l in range(n_layers):
         for lens in LENSES:
-            sink, punct, top_punct, where = [], [], [], []
+            sink, punct, top_punct, owner = [], [], [], []
             for i in sentences:
-                sr, words = corpus.rows[i], corpus.toks[i].words
+                sr = corpus.rows[i]
                 sink.append(sr.sink[lens][l][:, sr.shown].T.ravel())    # word by word, heads within
                 punct.append(sr.punct[lens][l][:, sr.shown].T.ravel())
                 top_punct.append(~np.isin(sr.top_word[lens][l][:, sr.shown].T.ravel(), sr.shown))
-                where += [(i, words[w]) for w in sr.shown for _ in range(sr.sink[lens].shape[1])]
-            s = row_stats(np.concatenate(sink), np.concatenate(punct), np.concatenate(top_punct),
-                          np.zeros(len(where), int), where, len(sentences), None)
+                words = np.array(sr.shown, dtype=int)
+                owner.append(np.repeat(np.stack([np.full(len(words), i), words], 1), sr.sink[lens].shape[1], axis=0))
+            owner = np.concatenate(owner)                                # [R, 2]: sentence, word
+            where = lambda r: (int(owner[r, 0]), corpus.toks[owner[r, 0]].words[owner[r, 1]])
+            sink = np.concatenate(sink)
+            s = row_stats(sink, np.concatenate(punct), np.concatenate(top_punct),
+                          np.zeros(len(sink), int), where, len(sentences), None)
             out.append(LayerStats(l, lens, s))
     return out
 
