@@ -148,7 +148,7 @@ def run(args, tmp: Path) -> str:
 
     warm_runs: list[builds.Build] = []
     plain_runs: list[builds.Build] = []
-    alone: dict[str, list[tuple[float, dict]]] = {k: [] for k in keys}
+    alone: dict[str, list[tuple[float, dict, float]]] = {k: [] for k in keys}
     edits = []
     rounds = max(args.cold - len(cold_runs), args.warm, args.model_rounds)
     for i in range(rounds):
@@ -164,9 +164,8 @@ def run(args, tmp: Path) -> str:
         if i < args.model_rounds:   # alternating order, so that no model always runs first
             for key in (keys if i % 2 == 0 else keys[::-1]):
                 study_path = project.study_copy(src / "docs", tmp / f"study-{key}-{i + 1}", key)
-                wall, timed = builds.measure_model(study_path, src, tmp / f"measure-{key}-{i + 1}.log")
-                stages.check(timed, stages.measurement_expected(key), f"results.compute, {key} alone")
-                alone[key].append((wall, timed))
+                alone[key].append(builds.measure_model(study_path, src, tmp / f"measure-{key}-{i + 1}.log"))
+                stages.check(alone[key][-1][1], stages.measurement_expected(key), f"results.compute, {key} alone")
         load.append(os.getloadavg()[0])
         say(f"round {i + 1} of {rounds} done: {len(cold_runs)} cold, {len(warm_runs)} warm, {len(plain_runs)} plain")
 
@@ -276,20 +275,22 @@ def stages_section(t: Table, cold, warm, plain, keys: list[str]) -> None:
 
 def models_section(t: Table, cold, alone: dict, results: dict, keys: list[str]) -> None:
     t.section("Per model: cold measurement (results.compute on a study of that model alone, fresh process)")
-    t.row("model (layers x width, sentences)", "process   measured  per 100 sent.  in cold build")
+    t.row("model (layers x width, sentences)", "process   measured  per 100 sent.  peak RSS  in cold build")
     for k in keys:
         m = results["models"][k]
         what = f"{k}: {m['model']} ({m['n_layers']} x {m['d_model']}, {m['n_sentences']})"
         in_build = med([model_stage(b.stages, k) for b in cold])
         if alone[k]:
-            wall = med([w for w, _ in alone[k]])
-            measured = med([model_stage(r, k, "measurement") for _, r in alone[k]])
+            wall = med([w for w, _, _ in alone[k]])
+            measured = med([model_stage(r, k, "measurement") for _, r, _ in alone[k]])
+            peak = max(p for _, _, p in alone[k]) / GB
             t.row(what, f"{s(wall, 1):>7}  {s(measured, 1):>8}  {s(measured / m['n_sentences'] * 100):>13}  "
-                        f"{s(in_build, 1):>13}")
+                        f"{peak:>5.2f} GB  {s(in_build, 1):>12}")
         else:
-            t.row(what, f"{'—':>7}  {'—':>8}  {s(in_build / m['n_sentences'] * 100):>13}  {s(in_build, 1):>13}")
-    t.note("process: wall time, interpreter and imports included; measured, and in cold build: the model's "
-           "stage, importing torch excluded")
+            t.row(what, f"{'—':>7}  {'—':>8}  {s(in_build / m['n_sentences'] * 100):>13}  {'—':>8}  "
+                        f"{s(in_build, 1):>12}")
+    t.note("process: wall time, interpreter and imports included; peak RSS: that process's; measured, and in "
+           "cold build: the model's stage, importing torch excluded")
     t.note("(a model's stage: loading its weights, the corpus and the flip pairs, the checks, the views)")
 
 

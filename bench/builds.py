@@ -87,13 +87,13 @@ def build(copy: Path, src: Path, cache_dir: Path | None, tag: str) -> Build:
     return Build(wall, tree, largest, stages.read(timings, pid) if cache_dir else {})
 
 
-def measure_model(study: Path, src: Path, log: Path) -> tuple[float, dict]:
+def measure_model(study: Path, src: Path, log: Path) -> tuple[float, dict, float]:
     """`model.results.compute(study)` in a fresh process: (wall s, interpreter start and
-    imports included; its stage timings)."""
+    imports included; its stage timings; its peak RSS in MB)."""
     from . import stages
 
     timings = log.with_suffix(".timings.json")
     code = "import sys\nfrom model import results\nresults.compute(sys.argv[1])"
-    wall, _, _, pid = run([sys.executable, "-c", code, str(study)], study.parent,
-                          env(src, BUILD_TIMINGS=str(timings)), log)
-    return wall, stages.read(timings, pid)
+    wall, _, largest, pid = run([sys.executable, "-c", code, str(study)], study.parent,
+                                env(src, BUILD_TIMINGS=str(timings)), log)
+    return wall, stages.read(timings, pid), largest

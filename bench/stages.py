@@ -100,8 +100,8 @@ def tree(paths: set[str], models: list[str]) -> list[tuple[str, int, str | None]
             parent = "/".join(parts[:d])
             if not nxt.startswith(parent + "/"):
                 name = parts[d - 1]
-                rows.append((REST.get(name.split(" ")[0] if name.startswith("model ") else name, "rest, untimed"),
-                             d, "rest:" + parent))
+                kind = "model" if name.startswith("model ") else name
+                rows.append((REST.get(kind, "rest, untimed"), d, "rest:" + parent))
     return rows
 
 
