@@ -51,9 +51,14 @@ def test_words_are_original_text_slices(tok):
     # The tokenizer lowercases and strips accents; the words keep the sentence's text.
     assert "cat" in t.tokens and "CAT" not in t.tokens
     assert t.words == ["The", "CAT", "from", "Zürich", "didn", "'", "t", "sleep", "."]
+    # Each word is the text between its own character offsets, in order, with only
+    # whitespace between one word and the next.
     pos = 0
-    for word in t.words:  # each word is a slice of the text, in order
-        pos = text.index(word, pos) + len(word)
+    for word in t.words:
+        start = text.index(word, pos)
+        assert text[pos:start].strip() == "", (word, text[pos:start])
+        pos = start + len(word)
+    assert text[pos:] == ""
 
 
 def test_sentence_with_no_tokens(l6):
