@@ -23,6 +23,7 @@ F = d_ff, L layers.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import torch
@@ -195,7 +196,12 @@ class Encoder(nn.Module):
         # Built on the CPU and overwritten: building on torch's "meta" device would skip
         # the random initialisation (a second on MPNet) but imports torch._dynamo (two).
         model = cls(ckpt.config)
-        state = {k: torch.tensor(v) for k, v in ckpt.tensors.items()}
+        with warnings.catch_warnings():
+            # The arrays may be read-only views of the weights file's bytes; from_numpy
+            # shares them without a copy (warning that they are not writable), and
+            # load_state_dict copies them into the parameters, never writing to them.
+            warnings.simplefilter("ignore", UserWarning)
+            state = {k: torch.from_numpy(v) for k, v in ckpt.tensors.items()}
         model.load_state_dict(state, strict=True)  # names match one to one
         return model.eval()
 

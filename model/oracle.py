@@ -56,10 +56,28 @@ def linear(x: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x @ W.T + b  # W is [out, in]
 
 
-def embeddings(ids: list[int], w: dict[str, np.ndarray], eps: float, offset: int = 0) -> np.ndarray:
+class Float64:
+    """The checkpoint's float32 tensors, each read as float64 when it is used: a float64
+    copy of every tensor at once would double the 12-layer model's memory."""
+
+    def __init__(self, tensors: dict[str, np.ndarray]):
+        self.tensors = tensors
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.tensors[name].astype(np.float64)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.tensors
+
+    def rows(self, name: str, ids: list[int]) -> np.ndarray:
+        """Some rows of a table (the word embeddings), without converting the rest."""
+        return self.tensors[name][ids].astype(np.float64)
+
+
+def embeddings(ids: list[int], w: Float64, eps: float, offset: int = 0) -> np.ndarray:
     T = len(ids)
     x = (
-        w["embeddings.word_embeddings.weight"][ids]
+        w.rows("embeddings.word_embeddings.weight", ids)
         + w["embeddings.position_embeddings.weight"][offset:offset + T]  # MPNet's first position is 2
     )  # [T, C]
     if "embeddings.token_type_embeddings.weight" in w:  # BERT's segment 0; MPNet has none
@@ -87,7 +105,7 @@ def relative_bucket(d: int, n_buckets: int, max_distance: int) -> int:
     return base + e + k
 
 
-def position_bias(T: int, w: dict[str, np.ndarray], cfg) -> np.ndarray:
+def position_bias(T: int, w: Float64, cfg) -> np.ndarray:
     """MPNet's relative-position bias on every layer's scores, [nh, T, T]."""
     table = w["encoder.relative_attention_bias.weight"]  # [buckets, nh]
     per_d = np.array([relative_bucket(d, cfg.rel_buckets, cfg.rel_max_distance) for d in range(1 - T, T)])
@@ -95,7 +113,7 @@ def position_bias(T: int, w: dict[str, np.ndarray], cfg) -> np.ndarray:
     return table[per_d[d + T - 1]].transpose(2, 0, 1)   # [T, T, nh] -> [nh, T, T]
 
 
-def attention(x: np.ndarray, w: dict[str, np.ndarray], p: str, nh: int, eps: float, lengths: list[int],
+def attention(x: np.ndarray, w: Float64, p: str, nh: int, eps: float, lengths: list[int],
               biases: list, with_f: bool):
     """x [N, C], the tokens of sentences of `lengths`, one after the other."""
     N, C = x.shape
@@ -128,7 +146,7 @@ def attention(x: np.ndarray, w: dict[str, np.ndarray], p: str, nh: int, eps: flo
     return x, alphas, values, f_norms, fs
 
 
-def layer(x: np.ndarray, w: dict[str, np.ndarray], i: int, nh: int, eps: float, lengths: list[int], biases: list,
+def layer(x: np.ndarray, w: Float64, i: int, nh: int, eps: float, lengths: list[int], biases: list,
           with_f: bool):
     p = f"encoder.layer.{i}."
     x, alpha, v, f_norm, f = attention(x, w, p, nh, eps, lengths, biases, with_f)
@@ -145,7 +163,7 @@ BATCH_TOKENS = 2048
 def forward(ckpt: Checkpoint, batch: list[list[int]], with_f: bool = False) -> list[OracleOutput]:
     """Each sentence's token ids, unpadded, everything in float64; f itself only if asked."""
     cfg = ckpt.config
-    w = {k: v.astype(np.float64) for k, v in ckpt.tensors.items()}
+    w = Float64(ckpt.tensors)
     outputs, group = [], []
     for i, ids in enumerate(batch):
         group.append(ids)
@@ -155,7 +173,7 @@ def forward(ckpt: Checkpoint, batch: list[list[int]], with_f: bool = False) -> l
     return outputs
 
 
-def _sentences(batch: list[list[int]], w: dict[str, np.ndarray], cfg, with_f: bool) -> list[OracleOutput]:
+def _sentences(batch: list[list[int]], w: Float64, cfg, with_f: bool) -> list[OracleOutput]:
     lengths = [len(ids) for ids in batch]
     x = np.concatenate([embeddings(ids, w, cfg.layer_norm_eps, cfg.position_offset) for ids in batch])  # [N, C]
     biases = [position_bias(T, w, cfg) if cfg.rel_buckets else None for T in lengths]  # shared by all layers
