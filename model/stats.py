@@ -356,6 +356,8 @@ def punct_ratios(corpus: "Corpus", sentences: list[int], resampler: Resampler) -
             if punct.any() and content.any():
                 per.append((n[:, :, punct].mean(-1) / n[:, :, content].mean(-1)).ravel())
                 unit.append(np.full(per[-1].size, k))
+        if not per:
+            return []  # no sentence with punctuation: nothing to compare
         r, unit = np.concatenate(per), np.concatenate(unit)
         median = float(np.median(r))
         s = RatioStats("punct", vector, None, int(r.size), median, int((r < 1.0).sum()), float((r < 1.0).mean()),

@@ -54,7 +54,7 @@ def test_the_oracle_check_catches_a_forward_pass_that_differs(l6, small_measured
     def off(ckpt, batch):
         out = real(ckpt, batch)
         for a in out:
-            a.alpha = a.alpha[:, ::-1]       # heads in reverse order
+            a.stored_alpha = a.stored_alpha[:, ::-1]   # heads in reverse order
         return out
 
     monkeypatch.setattr(activations, "from_oracle", off)

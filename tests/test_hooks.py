@@ -79,7 +79,8 @@ def test_the_small_site_is_built_with_its_numbers_and_files(tiny_project):
     assert not list(site.rglob("*.ipynb")), "a notebook published as a file, not a page"
     results = json.loads((site / "downloads" / "results.json").read_text())
     index = json.loads((site / "assets" / "instrument" / "index.json").read_text())
-    assert index["sentences"] == results["sentences"]
+    assert [s["text"] for s in index["sentences"]] == results["sentences"]
+    assert [s["register"] for s in index["sentences"]] == results["registers"]
     for key in results["models"]:
         views = sorted(int(p.stem) for p in (site / "assets" / "instrument" / key).glob("*.json"))
         assert views == list(range(len(results["sentences"])))

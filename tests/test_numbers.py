@@ -33,7 +33,7 @@ def test_each_format(value, fmt, shown):
 
 @pytest.mark.parametrize("fmt", ["percent", "pct", "pct:x", "pct:10", "int:1", "fixed:2~", "sci:1~big", "~1e-5", ""])
 def test_a_bad_format_says_which_formats_exist(fmt):
-    with pytest.raises(NumberError, match=rf"bad format {fmt!r}: use pct:N, fixed:N, ratio:N, sci:N"):
+    with pytest.raises(NumberError, match=rf"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N"):
         numbers.parse_format(fmt)
 
 

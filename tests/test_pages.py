@@ -75,12 +75,16 @@ def test_instrument_links_are_relative_to_the_page(renderer, page, expected):
     assert render(renderer, '{{ instrument("l3", 5) }}', page).text == expected.replace("l6/3/2/alpha", "l3/5")
 
 
-def test_a_chart_is_a_div_carrying_its_spec_escaped(renderer):
-    text = render(renderer, '{{ chart("sink_scatter", model="l6") }}').text
-    assert text.startswith('<div class="vega-chart" id="chart-sink_scatter-l6" data-spec="')
+def test_a_chart_is_a_figure_carrying_its_spec_escaped_and_its_words(renderer):
+    out = render(renderer, '{{ chart("sink_scatter", model="l6") }}')
+    text = out.text
+    assert text.startswith('<figure class="chart"><div class="chart-frame" role="img" aria-label="')
+    assert '<div class="vega-chart" id="chart-sink_scatter-l6" data-spec="' in text
     assert "<b>" not in text and "</script>" not in text         # the data cannot close the attribute or a tag
     spec = html.unescape(text.split('data-spec="')[1].split('"></div>')[0])
     assert json.loads(spec) == SPEC
+    assert "<figcaption>" in text and "\n" not in text.strip()   # one line: a blank line would end the HTML block
+    assert "l6.alpha.median_sink" in {c.key for c in out.citations}  # the words' numbers are cited
 
 
 def test_a_table_cites_every_number_it_shows(renderer):

@@ -7,34 +7,40 @@ import json
 from model.instrument import LENS_LABELS, LENSES, TINY_MASS
 from model.site import background, cache, published
 
+POSITIONAL = {lens: [[0, 1]] for lens in LENSES}
 RESULTS = {
-    "default_model": "l6", "sentences": ["A cat sat.", "Dogs ran."], "stop_rule": {"threshold": 0.5},
-    "models": {"l6": {"model": "minilm-l6", "n_layers": 6, "n_heads": 12},
-               "l3": {"model": "minilm-l3", "n_layers": 3, "n_heads": 12}},
+    "default_model": "l6", "sentences": ["A cat sat.", "Dogs ran."], "registers": ["news", "fiction"],
+    "stop_rule": {"threshold": 0.5}, "runtime": {"models": ["l6"], "tolerance": 1e-4},
+    "models": {k: {"model": name, "checkpoint": f"org/{name}", "n_layers": L, "n_heads": 12,
+                   "halves": {"fit": [1], "test": [0]}, "positional_heads": POSITIONAL}
+               for k, name, L in (("l6", "minilm-l6", 6), ("l3", "minilm-l3", 3))},
 }
-VIEWS = {"l6": [{"sentence": 0, "words": ["A", "cat", "sat", "."]}, {"sentence": 1, "words": ["Dogs", "ran", "."]}],
-         "l3": [{"sentence": 0, "words": ["A", "cat", "sat", "."]}]}
+VIEWS = {"l6": ['{"sentence":0}', '{"sentence":1}'], "l3": ['{"sentence":0}']}   # views.sentence_views' texts
 
 
 def test_view_files_one_per_model_and_sentence():
     files = published.view_files(VIEWS)
     assert sorted(files) == ["assets/instrument/l3/0.json", "assets/instrument/l6/0.json", "assets/instrument/l6/1.json"]
-    assert json.loads(files["assets/instrument/l6/1.json"]) == VIEWS["l6"][1]
+    assert files["assets/instrument/l6/1.json"] == VIEWS["l6"][1]
 
 
 def test_the_instrument_index_carries_the_definitions_the_script_must_not_repeat():
     index = json.loads(published.instrument_index(RESULTS))
-    assert index["default_model"] == "l6" and index["sentences"] == RESULTS["sentences"]
+    assert index["default_model"] == "l6"
+    assert index["sentences"] == [{"text": "A cat sat.", "register": "news", "half": "test"},
+                                  {"text": "Dogs ran.", "register": "fiction", "half": "fit"}]
     assert index["threshold"] == 0.5 and index["tiny_mass"] == TINY_MASS
     assert [(x["key"], x["label"]) for x in index["lenses"]] == [(k, LENS_LABELS[k]) for k in LENSES]
-    assert index["models"]["l3"] == {"name": "minilm-l3", "n_layers": 3, "n_heads": 12}
+    assert index["models"]["l3"] == {"name": "minilm-l3", "title": "minilm-l3 (3 layers × 12 heads)", "n_layers": 3,
+                                     "n_heads": 12, "positional": POSITIONAL, "runtime": None}
+    assert index["models"]["l6"]["runtime"] == "assets/runtime/l6/manifest.json"   # study.yml's runtime models
 
 
 def test_site_files_point_into_the_cache(tmp_path):
     results = cache.write(tmp_path, "results", "r" * 64, {cache.PAYLOAD: json.dumps(RESULTS)})
     views = cache.write(tmp_path, "views", "r" * 64, published.view_files(VIEWS))
     vega = cache.write(tmp_path, "vega", published._vega_key(), {published.VEGA_BUNDLE: "// the bundle"})
-    files = published.site_files(RESULTS, results, views, tmp_path)
+    files = published.site_files({**RESULTS, "runtime": {"models": [], "tolerance": 1e-4}}, results, views, tmp_path)
     assert files[published.VEGA_BUNDLE] == vega / published.VEGA_BUNDLE
     assert files["downloads/results.json"] == results / cache.PAYLOAD
     assert json.loads(files["assets/instrument/index.json"])["default_model"] == "l6"

@@ -12,24 +12,28 @@ from model.instrument import LENSES
 
 
 def test_row_stats_on_paper():
-    s = stats.row_stats(np.array([0.1, 0.6, 0.95, 0.3]), np.array([0.0, 0.6, 0.1, 0.2]), np.array([0, 0, 1, 1]),
-                        [(3, "a"), (3, "b"), (7, "c"), (7, "d")], 2, None)
+    where = [(3, "a"), (3, "b"), (7, "c"), (7, "d")]
+    s = stats.row_stats(np.array([0.1, 0.6, 0.95, 0.3]), np.array([0.0, 0.6, 0.1, 0.2]), np.array([False, True, False, True]),
+                        np.array([0, 0, 1, 1]), where.__getitem__, 2, None)
     assert (s.n_sentences, s.n_rows) == (2, 4)
     assert s.median_sink == pytest.approx(0.45)
     assert (s.worst_sink, s.worst_sentence, s.worst_word) == (0.95, 7, "c")
     assert (s.above_50, s.above_50_share, s.above_90, s.above_90_share) == (2, 0.5, 1, 0.25)
     assert s.median_punct == pytest.approx(0.15)
     assert (s.punct_above_50, s.punct_above_50_share) == (1, 0.25)
+    assert s.top_punct_share == 0.5 and s.median_sink_plus_punct == pytest.approx(0.775)  # sums .1 .5 | 1.05 1.2
     assert s.median_sink_lo is None                       # no resampler, no interval
 
 
 def test_row_stats_intervals_over_identical_sentences_have_no_width():
     sink, punct = np.tile([0.1, 0.6], 3), np.tile([0.2, 0.0], 3)
-    s = stats.row_stats(sink, punct, np.repeat([0, 1, 2], 2), [(0, "w")] * 6, 3, Resampler(3, 200, 0, 0.95))
+    s = stats.row_stats(sink, punct, np.tile([False, True], 3), np.repeat([0, 1, 2], 2), lambda r: (0, "w"), 3,
+                        Resampler(3, 200, 0, 0.95))
     assert (s.median_sink_lo, s.median_sink_hi) == (0.35, 0.35)
     assert (s.worst_sink_lo, s.worst_sink_hi) == (0.6, 0.6)
     assert (s.above_50_share_lo, s.above_50_share_hi) == (0.5, 0.5)
     assert (s.median_punct_lo, s.median_punct_hi) == (0.1, 0.1)
+    assert (s.top_punct_share_lo, s.top_punct_share_hi) == (0.5, 0.5)
 
 
 def test_units_are_positions_in_the_set_of_sentences():
@@ -87,7 +91,10 @@ def summaries(cls_norm: float):
     rows = {lens: measure.displayed(corpus, lens, none) for lens in LENSES}
     same = {lens: measure.on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
     predicted = {lens: measure.predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]}
-    return stats.summaries(corpus, rows, same, predicted, [0], Resampler(1, 20, 0, 0.95), 1)
+    # one sentence and one head: the corpus-wide median [CLS] ratio is this head's own
+    global_pred = {lens: measure.predicted_sink(corpus, rows[lens], lens, float(stats.ratio_of(corpus.acts[0], lens, "cls")[0, 0]))
+                   for lens in LENSES[1:]}
+    return stats.summaries(corpus, rows, same, predicted, global_pred, [0], Resampler(1, 20, 0, 0.95), 1)
 
 
 def test_summaries_worse_rows_and_same_heads():
@@ -110,5 +117,6 @@ def test_summaries_explain_the_rows_that_stay_above_half():
     assert v.stats.above_50 == 4
     assert v.above_50_min_alpha_sink == pytest.approx(0.3)
     assert v.above_50_predicted_above_50 == 4 and v.above_50_max_prediction_error == pytest.approx(0.0)
+    assert v.above_50_predicted_global == 4
     assert v.above_50_heads == [[0, 0, 4]]
     assert summaries(1.0)["value_norm"].above_50_heads is None     # no row above half: nothing to explain

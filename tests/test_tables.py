@@ -51,18 +51,26 @@ STATS = ["median_sink", "worst_sink", "above_50_share", "above_90_share", "worse
 
 def test_lens_summary_cites_a_number_and_its_interval_per_lens():
     values = {"l6.alpha.n_rows": 120, "l6.n_test_sentences": 9}
-    for (k, (lens, stat)) in enumerate(itertools.product(LENSES, STATS)):
+    for (k, (lens, stat)) in enumerate(itertools.product(LENSES, STATS), start=1):
         if stat in ("worse_share", "same_head_share") and lens == "alpha":
             continue  # not defined for alpha against itself
-        values |= {f"l6.{lens}.{stat}": k / 100, f"l6.{lens}.{stat}_lo": k / 200, f"l6.{lens}.{stat}_hi": k / 50}
-    r = Recorder(values)
+        values[f"l6.{lens}.{stat}"] = k / 100
+        if stat != "worst_sink":                             # a maximum's interval says nothing: none shown
+            values |= {f"l6.{lens}.{stat}_lo": k / 200, f"l6.{lens}.{stat}_hi": k / 50}
+    r = Recorder(values, {"bootstrap": {"level": 0.95}})
     table = tables.lens_summary(r, "l6")
     assert table.splitlines()[0] == "| 120 rows, 9 held-out sentences | α | 95% CI | ‖α v‖ | 95% CI | ‖α f(x)‖ | 95% CI |"
     assert set(r.cited) == set(values)                       # every number shown is cited, none is skipped
     worse = cells(table)[4]
     assert worse[:3] == ["Share of rows worse than under α", "—", "—"]
-    k = len(STATS) + STATS.index("worse_share")              # value_norm's worse_share was made with k = 11
+    k = len(STATS) + STATS.index("worse_share") + 1          # value_norm's worse_share was made with k = 12
     assert worse[3:5] == [f"{k:.1f}%", f"{k / 2:.1f}–{2 * k:.1f}%"]
+    assert cells(table)[1][2] == "—"                          # worst row: no interval
+
+
+def test_a_share_of_zero_everywhere_has_no_interval():
+    r = Recorder({"k": 0.0, "k_lo": 0.0, "k_hi": 0.0})
+    assert tables._range(r, "k", "pct:1") == "none seen"
 
 
 SENTENCES = ["A <b>cat</b> sat.", "Dogs ran.", "Birds flew."]

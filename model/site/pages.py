@@ -128,9 +128,7 @@ class Renderer:
     def _ci(self, key: str, fmt: str | None = None) -> str:
         """A number and its bootstrap interval (`key_lo`, `key_hi`), each cited."""
         value, lo, hi = self.cite(key, fmt), self.cite(f"{key}_lo", fmt), self.cite(f"{key}_hi", fmt)
-        level = round(self.results["bootstrap"]["level"] * 100)
-        unit = "%" if value.endswith("%") else "×" if value.endswith("×") else ""
-        return f"{value} ({level}% CI {lo.removesuffix(unit)}–{hi})"
+        return f"{value} ({self.tables.ci_head(self)} {self.tables.span(lo, hi)})"
 
     def _text(self, key: str) -> str:
         return self.cite(key, "text")

@@ -26,8 +26,15 @@ def md_table(header: list[str], rows: list[list[str]], summary: str | None = Non
     return table
 
 
-def _ci_head(r) -> str:
+def ci_head(r) -> str:
+    """"95% CI", from the study's bootstrap level."""
     return f"{round(r.results['bootstrap']['level'] * 100)}% CI"
+
+
+def span(lo: str, hi: str) -> str:
+    """Two formatted bounds as one range, the unit once: "23.3%", "29.2%" -> "23.3–29.2%"."""
+    unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else ""
+    return f"{lo.removesuffix(unit)}–{hi}"
 
 
 def _range(r, key: str, fmt: str) -> str:
@@ -35,9 +42,7 @@ def _range(r, key: str, fmt: str) -> str:
     interval worth printing (every resample of a corpus with no such row has none)."""
     if r.numbers[f"{key}_lo"] == r.numbers[f"{key}_hi"] == 0:
         return "none seen"
-    lo, hi = r.cite(f"{key}_lo", fmt), r.cite(f"{key}_hi", fmt)
-    unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else ""
-    return f"{lo.removesuffix(unit)}–{hi}"
+    return span(r.cite(f"{key}_lo", fmt), r.cite(f"{key}_hi", fmt))
 
 
 def _model_name(r, model: str) -> str:
@@ -68,7 +73,7 @@ def lens_summary(r, model: str) -> str:
     s = r.cite(f"{model}.n_test_sentences", "int")
     head = [f"{n} rows, {s} held-out sentences"]
     for lens in LENSES:
-        head += [LENS_LABELS[lens], _ci_head(r)]
+        head += [LENS_LABELS[lens], ci_head(r)]
     return md_table(head, cells)
 
 
@@ -94,7 +99,7 @@ def halves_intervals(r, model: str) -> str:
         p = f"{model}.{half}.alpha"
         rows.append([HALVES[half], r.cite(f"{p}.median_sink", "pct:1"), _range(r, f"{p}.median_sink", "pct:1"),
                      r.cite(f"{p}.above_50_share", "pct:1"), _range(r, f"{p}.above_50_share", "pct:1")])
-    return md_table(["Sentences", "Median sink α", _ci_head(r), "Rows > 50 % α", _ci_head(r)], rows)
+    return md_table(["Sentences", "Median sink α", ci_head(r), "Rows > 50 % α", ci_head(r)], rows)
 
 
 def ratios(r, model: str) -> str:
@@ -105,7 +110,7 @@ def ratios(r, model: str) -> str:
             p = f"{model}.ratio.{token}_{vector}"
             rows.append([label, vlabel, r.cite(f"{p}.median", "ratio:2"), _range(r, f"{p}.median", "ratio:2"),
                          r.cite(f"{p}.below_1_share", "pct:1"), _range(r, f"{p}.below_1_share", "pct:1")])
-    return md_table(["Token", "Norm", "Median ratio", _ci_head(r), "Sentence × head pairs below 1.0", _ci_head(r)], rows)
+    return md_table(["Token", "Norm", "Median ratio", ci_head(r), "Sentence × head pairs below 1.0", ci_head(r)], rows)
 
 
 def ratios_by_layer(r, model: str) -> str:
@@ -276,7 +281,7 @@ def rollout_displayed(r) -> str:
                      _range(r, f"{key}.rollout.displayed_median_entropy", "fixed:3"),
                      c("displayed_min_entropy", "fixed:3"), c("one_clear_word_entropy", "fixed:3"),
                      c("displayed_median_top_margin", "pct:1")])
-    return md_table(["Model", "Median entropy, displayed row", _ci_head(r), "Lowest", "Half on one word, same length",
+    return md_table(["Model", "Median entropy, displayed row", ci_head(r), "Lowest", "Half on one word, same length",
                      "Median gap, top two words"], rows)
 
 
@@ -288,8 +293,8 @@ def rollout_ranking(r) -> str:
         rows.append([_model_name(r, key), c("drop_layer_spearman", "fixed:3"), _range(r, f"{key}.rollout.drop_layer_spearman", "fixed:3"),
                      c("drop_layer_same_top", "pct:1"), c("agrees_with_instrument", "pct:1"),
                      _range(r, f"{key}.rollout.agrees_with_instrument", "pct:1"), c("chance_agreement", "pct:1")])
-    return md_table(["Model", "Rank correlation, one layer dropped (median)", _ci_head(r), "Same top word, one layer dropped",
-                     "Top word = the instrument's", _ci_head(r), "... by chance"], rows)
+    return md_table(["Model", "Rank correlation, one layer dropped (median)", ci_head(r), "Same top word, one layer dropped",
+                     "Top word = the instrument's", ci_head(r), "... by chance"], rows)
 
 
 def flip_summary(r, lens: str = "alpha") -> str:
@@ -302,8 +307,8 @@ def flip_summary(r, lens: str = "alpha") -> str:
                      r.cite(f"{p}.follows_share", "pct:1"), r.cite(f"{p}.most_pairs_followed", "int"),
                      r.cite(f"{key}.flip.model_follows", "pct:1"), _range(r, f"{key}.flip.model_follows", "pct:1")])
     return md_table(["Model", "Heads counted (layer 0 apart)", "Layer-0 heads whose winner changes",
-                     "(pair, head) whose winner changes", _ci_head(r), "... that moved toward the reader", _ci_head(r),
-                     "... whose winner is the reader's in both", "Most pairs one head follows", "Sentences: final state nearer the reader's referent", _ci_head(r)], rows)
+                     "(pair, head) whose winner changes", ci_head(r), "... that moved toward the reader", ci_head(r),
+                     "... whose winner is the reader's in both", "Most pairs one head follows", "Sentences: final state nearer the reader's referent", ci_head(r)], rows)
 
 
 def flips(r, model: str, lens: str = "alpha") -> str:
