@@ -168,7 +168,7 @@ def sentence_rows(alpha: np.ndarray, norms: dict[str, np.ndarray], words: list[s
         rows = word_rows(lens_rows(alpha, n), wm)          # [L, nh, n_words, K]
         display, mass = displayed_rows(rows, wm)            # [L, nh, n_words, n_words], [L, nh, n_words]
         out.sink[lens] = sink_share(rows, wm)
-        out.sep[lens] = rows[..., wm.n_words + 1]
+        out.sep[lens] = rows[..., wm.n_words + 1].copy()  # a view would keep all of `rows` alive
         out.punct[lens] = content_weights(rows, wm) @ punct
         out.content_mass[lens] = mass
         out.top_word[lens] = display.argmax(axis=-1)

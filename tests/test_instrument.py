@@ -111,6 +111,10 @@ def test_sentence_rows_on_paper():
     assert sr.content_mass["alpha"][0, 0].tolist() == pytest.approx([0.3, 0.3, 0.8])
     assert sr.top_word["alpha"][0, 0].tolist() == [2, 0, 0]
     assert sr.top_weight["alpha"][0, 0].tolist() == pytest.approx([0.2 / 0.3, 0.2 / 0.3, 0.6 / 0.8])
+    # The corpus keeps every sentence's SentenceRows: none may be a view that keeps the
+    # sentence's [L, nh, n_words, K] word rows alive (on all-mpnet-base-v2, 0.7 GB).
+    for per_lens in (sr.sink, sr.sep, sr.punct, sr.content_mass, sr.top_word, sr.top_weight):
+        assert all(a.base is None for a in per_lens.values())
 
 
 def test_a_norm_lens_moves_the_sink_by_the_norms():
