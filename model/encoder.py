@@ -198,11 +198,12 @@ class Encoder(nn.Module):
         model = cls(ckpt.config)
         with warnings.catch_warnings():
             # The arrays may be read-only views of the weights file's bytes; from_numpy
-            # shares them without a copy (warning that they are not writable), and
-            # load_state_dict copies them into the parameters, never writing to them.
+            # shares them without a copy (warning that they are not writable). Assigned,
+            # not copied, they become the parameters: the model holds no second copy of
+            # the weights (0.4 GB on all-mpnet-base-v2), and inference never writes to them.
             warnings.simplefilter("ignore", UserWarning)
             state = {k: torch.from_numpy(v) for k, v in ckpt.tensors.items()}
-        model.load_state_dict(state, strict=True)  # names match one to one
+        model.load_state_dict(state, strict=True, assign=True)  # names match one to one
         return model.eval()
 
     @torch.no_grad()

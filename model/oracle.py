@@ -20,6 +20,7 @@ size, F = d_ff.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import numpy as np
 from scipy.special import erf
@@ -122,6 +123,11 @@ def attention(x: np.ndarray, w: Float64, p: str, nh: int, eps: float, lengths: l
     k = linear(x, w[p + "attention.self.key.weight"], w[p + "attention.self.key.bias"])
     v = linear(x, w[p + "attention.self.value.weight"], w[p + "attention.self.value.bias"])
     W_O = w[p + "attention.output.dense.weight"]              # [C, C]
+    # f = v W_O^h, head by head over all the batch's tokens at once (one product per head,
+    # not per head and sentence): [nh, N, C]. The head outputs alpha @ v, concatenated, then
+    # projected, are the same as summing f; the measurements only read its norm.
+    f_all = np.stack([v[:, h * hs:(h + 1) * hs] @ W_O[:, h * hs:(h + 1) * hs].T for h in range(nh)])
+    f_norm_all = np.linalg.norm(f_all, axis=-1)                  # [nh, N]
     heads = lambda t: t.reshape(-1, nh, hs).transpose(1, 0, 2)  # [T, C] -> [nh, T, hs]
     ctx = np.empty_like(x)
     alphas, values, f_norms, fs = [], [], [], []
@@ -133,13 +139,11 @@ def attention(x: np.ndarray, w: Float64, p: str, nh: int, eps: float, lengths: l
         if bias is not None:  # MPNet's relative-position bias [nh, T, T]
             scores = scores + bias
         alpha = softmax(scores)
-        f = np.stack([vs[h] @ W_O[:, h * hs:(h + 1) * hs].T for h in range(nh)])  # [nh, T, C]
-        # The head outputs alpha @ v, concatenated, then projected: the same as summing f.
         ctx[part] = (alpha @ vs).transpose(1, 0, 2).reshape(T, C)
         alphas.append(alpha)
         values.append(vs)
-        f_norms.append(np.linalg.norm(f, axis=-1))
-        fs.append(f if with_f else None)
+        f_norms.append(f_norm_all[:, part].copy())
+        fs.append(f_all[:, part].copy() if with_f else None)
         start += T
     out = linear(ctx, W_O, w[p + "attention.output.dense.bias"])
     x = layer_norm(x + out, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"], eps)
@@ -160,17 +164,18 @@ def layer(x: np.ndarray, w: Float64, i: int, nh: int, eps: float, lengths: list[
 BATCH_TOKENS = 2048
 
 
-def forward(ckpt: Checkpoint, batch: list[list[int]], with_f: bool = False) -> list[OracleOutput]:
-    """Each sentence's token ids, unpadded, everything in float64; f itself only if asked."""
+def forward(ckpt: Checkpoint, batch: list[list[int]], with_f: bool = False) -> Iterator[OracleOutput]:
+    """Each sentence's token ids, unpadded, everything in float64; f itself only if asked.
+    Yielded batch by batch, so that a caller keeping only what it needs never holds every
+    sentence's hidden states and values at once."""
     cfg = ckpt.config
     w = Float64(ckpt.tensors)
-    outputs, group = [], []
+    group = []
     for i, ids in enumerate(batch):
         group.append(ids)
         if sum(map(len, group)) >= BATCH_TOKENS or i == len(batch) - 1:
-            outputs += _sentences(group, w, cfg, with_f)
+            yield from _sentences(group, w, cfg, with_f)
             group = []
-    return outputs
 
 
 def _sentences(batch: list[list[int]], w: Float64, cfg, with_f: bool) -> list[OracleOutput]:

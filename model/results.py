@@ -7,7 +7,6 @@ its digest (model/site/cache.py).
 """
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import platform
 import statistics
@@ -90,7 +89,6 @@ def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
     """Run every model of the study: (results as a JSON-ready dict, and per model the
     instrument's per-sentence files, stored apart)."""
     study = study_mod.load(study_path)
-    _hand_back_freed_arrays()
     models, model_views = {}, {}
     for spec in study.models:
         with timing.stage(f"model {spec.key}"):
@@ -120,18 +118,3 @@ def _measure_one(spec, study: study_mod.Study, run_checks: bool) -> tuple[dict, 
     if run_checks:
         checks.run(ckpt, m, study)
     return asdict(m.results), views.sentence_views(m)
-
-
-def _hand_back_freed_arrays() -> None:
-    """Make glibc return freed large arrays to the system at once. By default it raises its
-    mmap threshold each time a large block is freed, after which arrays of that size are
-    carved from the heap and, once freed, still count against the process: measuring
-    all-mpnet-base-v2 alone peaked 0.4 GB higher without this. No effect off glibc."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(_M_MMAP_THRESHOLD, 128 * 1024)  # glibc's default, fixed
-    except (OSError, AttributeError):
-        pass
-
-
-_M_MMAP_THRESHOLD = -3  # <malloc.h>

@@ -80,7 +80,7 @@ def ref(ckpt, batch):
 
 def test_reference_matches_oracle(ckpt, batch, ref):
     """Raw alpha, v, f and last hidden state of the padded batch vs float64, unpadded."""
-    outs = oracle.forward(ckpt, batch, with_f=True)
+    outs = list(oracle.forward(ckpt, batch, with_f=True))
     L = ckpt.config.n_layer
     diffs = {"alpha": 0.0, "value": 0.0, "f": 0.0, "hidden": 0.0}
     for b, (ids, o) in enumerate(zip(batch, outs)):
@@ -392,7 +392,7 @@ def test_mpnet_three_way_every_hidden_state_on_the_corpus(mpnet, hf_mpnet, study
             input_ids=ids.masked_fill(mask == 0, 1), attention_mask=mask,
             output_attentions=True, output_hidden_states=True,
         )
-    ora = oracle.forward(mpnet, batch)
+    ora = list(oracle.forward(mpnet, batch))
     assert len(states) == len(hf.hidden_states) == len(ora[0].hidden_states) == cfg.n_layer + 1
 
     # Hidden states are compared relative to their scale (the largest |value| of the state):
