@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import study as study_mod
 from . import timing
-from .weights import fingerprint
+from .weights import fingerprint, size_on_disk
 
 CODE_DIR = Path(__file__).parent
 # The libraries whose versions can move a number.
@@ -89,10 +89,14 @@ def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
     """Run every model of the study: (results as a JSON-ready dict, and per model the
     instrument's per-sentence files, stored apart)."""
     study = study_mod.load(study_path)
-    models, model_views = {}, {}
-    for spec in study.models:
+    measured = {}
+    # The largest model first: measured after the others, its peak sits on the heap they
+    # leave behind (a cold build's peak: 1.59 GB in study order, 1.43 GB largest first).
+    for spec in sorted(study.models, key=lambda spec: -size_on_disk(spec.name)):
         with timing.stage(f"model {spec.key}"):
-            models[spec.key], model_views[spec.key] = _measure_one(spec, study, run_checks)
+            measured[spec.key] = _measure_one(spec, study, run_checks)
+    models = {spec.key: measured[spec.key][0] for spec in study.models}
+    model_views = {spec.key: measured[spec.key][1] for spec in study.models}
     results = {
         "provenance": provenance(study),
         "corpus": corpus_description(study),

@@ -423,6 +423,13 @@ def fingerprint(model: str) -> str:
     return sha256_of(_local_weights(model))
 
 
+def size_on_disk(model: str) -> int:
+    """Bytes of the files `load` reads, without reading them."""
+    if model in PACKAGED or model in SPLIT_ZIPS:
+        return sum(package_file(dist, rel).stat().st_size for dist, rel in packaged_files(model))
+    return _local_weights(model).stat().st_size
+
+
 def _local_weights(model: str) -> Path:
     """The weights file of a folder or .onnx path, failing as `load` would."""
     path = Path(model)

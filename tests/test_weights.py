@@ -465,6 +465,14 @@ def test_fingerprint_of_a_folder_is_its_weights_digest(l6_folder):
     assert weights.fingerprint(str(l6_folder)) == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def test_size_on_disk_counts_the_files_load_reads(l6_folder):
+    """A folder: its weights file. A packaged model: every file the loader and the tokenizer
+    read (the compute order puts the largest model first by it)."""
+    assert weights.size_on_disk(str(l6_folder)) == (l6_folder / "model.safetensors").stat().st_size
+    assert 90e6 < weights.size_on_disk("minilm-l6") < 92e6     # 90.9 MB of weights, then config and tokenizer
+    assert weights.size_on_disk("mpnet-base") > 4 * weights.size_on_disk("minilm-l6")
+
+
 def test_fingerprint_names_what_is_missing(tmp_path):
     with pytest.raises(WeightsError, match=r"unknown model 'minilm-l99'.*mpnet-base"):
         weights.fingerprint("minilm-l99")
