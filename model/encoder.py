@@ -200,7 +200,9 @@ class Encoder(nn.Module):
             # The arrays may be read-only views of the weights file's bytes; from_numpy
             # shares them without a copy (warning that they are not writable). Assigned,
             # not copied, they become the parameters: the model holds no second copy of
-            # the weights (0.4 GB on all-mpnet-base-v2), and inference never writes to them.
+            # the weights (0.4 GB on all-mpnet-base-v2). Inference never writes to them; a
+            # caller that wants other weights replaces a parameter, never edits it in place
+            # (that would edit the checkpoint).
             warnings.simplefilter("ignore", UserWarning)
             state = {k: torch.from_numpy(v) for k, v in ckpt.tensors.items()}
         model.load_state_dict(state, strict=True, assign=True)  # names match one to one

@@ -490,8 +490,9 @@ def test_mpnet_position_bias_is_shared_and_moves_attention(mpnet):
     ids = token_ids(mpnet, [SENTENCES[1]])
     base = encoder.run(mpnet, ids)
     model = encoder.Encoder.from_checkpoint(mpnet)
-    with torch.no_grad():
-        model.encoder.relative_attention_bias.weight.zero_()
+    # Replaced, not zeroed in place: the parameters are the checkpoint's own arrays.
+    table = model.encoder.relative_attention_bias
+    table.weight = torch.nn.Parameter(torch.zeros_like(table.weight), requires_grad=False)
     no_bias = model(*encoder.pad(ids))
     moved = [maxdiff(a, b) for a, b in zip(base.alpha, no_bias.alpha)]
     assert min(moved) > 1e-3, moved
