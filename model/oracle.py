@@ -71,7 +71,7 @@ class Float64:
         return name in self.tensors
 
     def rows(self, name: str, ids: list[int]) -> np.ndarray:
-        """Some rows of a table (the word embeddings), without converting the rest."""
+        """Some rows of a table (the word or position embeddings), without converting the rest."""
         return self.tensors[name][ids].astype(np.float64)
 
 
@@ -79,7 +79,7 @@ def embeddings(ids: list[int], w: Float64, eps: float, offset: int = 0) -> np.nd
     T = len(ids)
     x = (
         w.rows("embeddings.word_embeddings.weight", ids)
-        + w["embeddings.position_embeddings.weight"][offset:offset + T]  # MPNet's first position is 2
+        + w.rows("embeddings.position_embeddings.weight", list(range(offset, offset + T)))  # MPNet's first position is 2
     )  # [T, C]
     if "embeddings.token_type_embeddings.weight" in w:  # BERT's segment 0; MPNet has none
         x = x + w["embeddings.token_type_embeddings.weight"][0]
