@@ -18,14 +18,15 @@ def compare(study_path: Path, every: int = 5, repeats: int = 3) -> dict:
     import torch
     from transformers import BertConfig, BertModel
 
-    from model import encoder, measure, study as study_mod, weights
+    from model import encoder, study as study_mod, weights
+    from model.corpus import tokenize_all
 
     study = study_mod.load(study_path)
     spec = study.models[0]
     ckpt = weights.load(spec.name)
     if ckpt.config.rel_buckets or ckpt.config.position_offset:
         raise SystemExit(f"bench: {spec.name} is not a BERT; the comparison needs BertModel's architecture")
-    toks = measure.tokenize_all(ckpt, list(study.sentences)[::every], "corpus")
+    toks = tokenize_all(ckpt, list(study.sentences)[::every], "corpus")
     ids, mask = encoder.pad([t.ids for t in toks])
     cfg = ckpt.config
     ours = encoder.Encoder.from_checkpoint(ckpt)

@@ -19,6 +19,7 @@ DEFAULT_STUDY = Path("docs/study.yml")
 
 def cmd_measure(args) -> int:
     from . import measure, results, study, weights
+    from .corpus import read_corpus
 
     if not args.json:
         print("error: pass --json (the only output format)", file=sys.stderr)
@@ -27,7 +28,7 @@ def cmd_measure(args) -> int:
     spec = st.models[0]
     ckpt = weights.load(spec.name)
     if args.all_heads:
-        out = {"provenance": results.provenance(st), "rows": measure.all_head_rows(measure.read_corpus(ckpt, st))}
+        out = {"provenance": results.provenance(st), "rows": measure.all_head_rows(read_corpus(ckpt, st))}
     else:
         r = asdict(measure.measure_model(ckpt, st, spec.key).results)
         out = {

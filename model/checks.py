@@ -14,7 +14,8 @@ import numpy as np
 
 from . import activations, instrument, mutants, timing
 from .instrument import LENSES
-from .measure import Measured, corpus_rows, displayed, positional_heads
+from .corpus import corpus_rows, displayed, positional_heads
+from .measure import Measured
 from .weights import Checkpoint
 
 

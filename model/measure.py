@@ -1,7 +1,7 @@
 """The measurements: one model over the corpus, the instrument's rows under three lenses.
 
-`measure_model` runs the reference once over the corpus, reduces every sentence to its
-`SentenceRows` (instrument.py), fits the head rule's positional heads on one half of the
+`measure_model` reads the corpus (corpus.py: the reference once over it, every sentence
+reduced to its `SentenceRows`), fits the head rule's positional heads on one half of the
 corpus, opens a head for every word of every sentence, and summarizes the rows of the
 other half (stats.py), each headline figure with its bootstrap interval. The result is
 a `Measured`: a `ModelResults` of plain dataclasses (JSON-ready) and the corpus it was
@@ -15,112 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from . import activations, flip, instrument, rollout, stats
-from .activations import Activations
+from . import flip, instrument, rollout, stats
 from .bootstrap import Resampler
-from .instrument import LENSES, SentenceRows, WordMap
+from .corpus import Corpus, Displayed, displayed, on_heads, positional_heads, read_corpus
+from .instrument import LENSES
 from .study import Study
-from .tokenize import Tokenized, tokenize
 from .weights import Checkpoint
-
-
-# -- one model's pass over the corpus ---------------------------------------------------------
-
-@dataclass
-class Corpus:
-    """The corpus as one model sees it: tokens, activations, and every sentence's rows."""
-
-    toks: list[Tokenized]
-    acts: list[Activations]
-    wms: list[WordMap]
-    rows: list[SentenceRows]
-
-    def word_rows(self, i: int, lens: str, norms: np.ndarray | None = None) -> np.ndarray:
-        """Sentence i's full word rows under one lens, [L, nh, n_words, K] (recomputed:
-        only the few rows a measurement reads in full are ever formed again)."""
-        a = self.acts[i]
-        n = instrument.lens_norms(a.value_norm, a.output_norm)[lens] if norms is None else norms
-        return instrument.word_rows(instrument.lens_rows(a.alpha, n), self.wms[i])
-
-
-def tokenize_all(ckpt: Checkpoint, sentences: list[str], where: str) -> list[Tokenized]:
-    return [
-        tokenize(s, ckpt.tokenizer_dir, ckpt.config.max_position, where=f"{where}:{i + 1}")
-        for i, s in enumerate(sentences)
-    ]
-
-
-def corpus_rows(toks: list[Tokenized], acts: list[Activations], norms=None) -> Corpus:
-    """Fold every sentence to word rows and reduce them (instrument.sentence_rows).
-    `norms(a)` replaces a sentence's lens norms (the self-checks force some)."""
-    wms = [instrument.word_map(t.word_ids) for t in toks]
-    rows = [
-        instrument.sentence_rows(
-            a.alpha, norms(a) if norms else instrument.lens_norms(a.value_norm, a.output_norm), t.words, wm
-        )
-        for t, a, wm in zip(toks, acts, wms)
-    ]
-    return Corpus(toks, acts, wms, rows)
-
-
-def read_corpus(ckpt: Checkpoint, study: Study) -> Corpus:
-    """Tokenize the corpus, run the reference once over it, reduce every sentence."""
-    toks = tokenize_all(ckpt, list(study.sentences), str(study.corpus_path))
-    return corpus_rows(toks, activations.from_reference(ckpt, [t.ids for t in toks]))
-
-
-# -- the displayed rows -----------------------------------------------------------------------
-
-@dataclass
-class Displayed:
-    """Every displayed row of the corpus under one lens, as parallel arrays [R]: one row
-    per shown word, sentence by sentence, in the same order under every lens."""
-
-    sentence: np.ndarray
-    word: np.ndarray
-    layer: np.ndarray
-    head: np.ndarray
-    sink: np.ndarray
-    sep: np.ndarray
-    punct: np.ndarray
-    mass: np.ndarray
-    top_word: np.ndarray
-    top_weight: np.ndarray
-
-    def where(self, sentences: list[int]) -> np.ndarray:
-        """Mask of the rows of these sentences."""
-        return np.isin(self.sentence, sentences)
-
-
-def positional_heads(corpus: Corpus, lens: str, threshold: float, sentences: list[int]) -> np.ndarray:
-    """[L, nh] True for heads the rule never opens (instrument.py, head choice), fitted
-    on `sentences` (the fit half)."""
-    rows = [corpus.rows[i] for i in sentences]
-    adjacent = sum(instrument.adjacent_top(sr.top_word[lens], sr.shown) for sr in rows)
-    return adjacent / max(1, sum(len(sr.shown) for sr in rows)) > threshold
-
-
-def displayed(corpus: Corpus, lens: str, excluded: np.ndarray) -> Displayed:
-    """Every displayed row under one lens, on the heads the rule opens."""
-    cols: dict[str, list] = {f: [] for f in Displayed.__dataclass_fields__}
-    for i, sr in enumerate(corpus.rows):
-        heads = instrument.choose_heads(sr.top_weight[lens], excluded)[sr.shown]   # [n_shown, 2]
-        l, h, w = heads[:, 0], heads[:, 1], np.array(sr.shown, dtype=int)
-        cols["sentence"].append(np.full(len(w), i))
-        cols["word"].append(w)
-        cols["layer"].append(l)
-        cols["head"].append(h)
-        for name, per_head in (("sink", sr.sink), ("sep", sr.sep), ("punct", sr.punct), ("mass", sr.content_mass),
-                               ("top_word", sr.top_word), ("top_weight", sr.top_weight)):
-            cols[name].append(per_head[lens][l, h, w])
-    return Displayed(**{f: np.concatenate(v) if v else np.zeros(0) for f, v in cols.items()})
-
-
-def on_heads(corpus: Corpus, lens: str, rows: Displayed) -> np.ndarray:
-    """The sink share under `lens` of each row, on the head `rows` opened (the same-head
-    comparison: alpha's head, read under a norm lens)."""
-    return np.array([corpus.rows[s].sink[lens][l, h, w]
-                     for s, w, l, h in zip(rows.sentence, rows.word, rows.layer, rows.head)])
 
 
 def predicted_sink(corpus: Corpus, rows: Displayed, norm: str, ratio: float | None = None) -> np.ndarray:

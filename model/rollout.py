@@ -15,15 +15,12 @@ its length) is 1.0 for a uniform row. Two yardsticks go with it:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import instrument
 from .bootstrap import Resampler
-
-if TYPE_CHECKING:
-    from .measure import Corpus, Displayed
+from .corpus import Corpus, Displayed
 
 
 @dataclass
@@ -116,7 +113,7 @@ def _others(display: np.ndarray, words: list[int]) -> np.ndarray:
     return np.take_along_axis(display[..., words, :], np.broadcast_to(cols, display.shape[:-2] + cols.shape), -1)
 
 
-def rollout_stats(corpus: "Corpus", alpha_rows: "Displayed", sentences: list[int], resampler: Resampler) -> RolloutStats:
+def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], resampler: Resampler) -> RolloutStats:
     """The rollout rows of the shown words of `sentences` (the held-out half)."""
     ent, margin, sink, d_ent, d_margin, baseline, lengths = [], [], [], [], [], [], []
     top_sink = top_self = 0

@@ -8,16 +8,14 @@ that no claim rests on the corpus's size.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
 
 from .activations import Activations
 from .bootstrap import Resampler
+from .corpus import Corpus, Displayed
 from .instrument import LENSES
-
-if TYPE_CHECKING:  # measure imports this module; the types are for the reader
-    from .measure import Corpus, Displayed
 
 
 def _units(sentence: np.ndarray, sentences: list[int]) -> np.ndarray:
@@ -94,7 +92,7 @@ def row_stats(sink: np.ndarray, punct: np.ndarray, top_punct: np.ndarray, unit: 
     return s
 
 
-def sink_stats(corpus: "Corpus", d: "Displayed", sentences: list[int], resampler: Resampler | None) -> SinkStats:
+def sink_stats(corpus: Corpus, d: Displayed, sentences: list[int], resampler: Resampler | None) -> SinkStats:
     """The displayed rows of `sentences`, under one lens."""
     m = d.where(sentences)
     sentence, word = d.sentence[m], d.word[m]
@@ -155,7 +153,7 @@ class LensSummary:
                                                        # tokens (alpha-weighted) over the plain mean
 
 
-def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[str, np.ndarray],
+def summaries(corpus: Corpus, rows: dict[str, Displayed], same_head: dict[str, np.ndarray],
               predicted: dict[str, np.ndarray], global_pred: dict[str, np.ndarray], sentences: list[int],
               resampler: Resampler, n_layers: int) -> dict[str, LensSummary]:
     """Per lens, the rows of `sentences` (the held-out half): statistics with intervals,
@@ -241,7 +239,7 @@ def summaries(corpus: "Corpus", rows: dict[str, "Displayed"], same_head: dict[st
     return out
 
 
-def _row(corpus: "Corpus", d: "Displayed", r: int) -> dict:
+def _row(corpus: Corpus, d: Displayed, r: int) -> dict:
     """One displayed row, as the pages cite it."""
     s, w = int(d.sentence[r]), int(d.word[r])
     return {"sentence": s, "word_index": w, "layer": int(d.layer[r]), "head": int(d.head[r]),
@@ -249,7 +247,7 @@ def _row(corpus: "Corpus", d: "Displayed", r: int) -> dict:
             "top_word": corpus.toks[s].words[int(d.top_word[r])], "top_weight": float(d.top_weight[r])}
 
 
-def _attended_norm_ratio(corpus: "Corpus", lens: str, i: int, w: int, l: int, h: int) -> float:
+def _attended_norm_ratio(corpus: Corpus, lens: str, i: int, w: int, l: int, h: int) -> float:
     """For word w's row (its tokens' mean) on head (l, h): the alpha-weighted mean norm of
     the other content tokens it attends, over their plain mean. The survival formula
     (measure.predicted_sink) assumes 1; below 1, the lens discounts the content too."""
@@ -268,7 +266,7 @@ class LayerStats:
     stats: SinkStats
 
 
-def per_layer(corpus: "Corpus", n_layers: int, sentences: list[int]) -> list[LayerStats]:
+def per_layer(corpus: Corpus, n_layers: int, sentences: list[int]) -> list[LayerStats]:
     """The rule-free view: every head's row for every shown word of `sentences`, by layer."""
     out = []
     for l in range(n_layers):
@@ -342,7 +340,7 @@ def value_ratios(acts: list[Activations], n_layers: int, sentences: list[int], r
     return out
 
 
-def punct_ratios(corpus: "Corpus", sentences: list[int], resampler: Resampler) -> list[RatioStats]:
+def punct_ratios(corpus: Corpus, sentences: list[int], resampler: Resampler) -> list[RatioStats]:
     """Per sentence x head of `sentences` that hold punctuation: the mean norm of its
     punctuation tokens over the mean norm of its other content tokens, over all layers.
     A lens discounts what it weighs by norm, punctuation included."""

@@ -149,10 +149,10 @@ def hand_sentence(words: list[str], word_ids: list[int | None], alpha: np.ndarra
 
 
 def hand_corpus(*sentences):
-    """A `measure.Corpus` from `hand_sentence` results."""
-    from model import measure
+    """A `model.corpus.Corpus` from `hand_sentence` results."""
+    from model.corpus import corpus_rows
 
-    return measure.corpus_rows([t for t, _ in sentences], [a for _, a in sentences])
+    return corpus_rows([t for t, _ in sentences], [a for _, a in sentences])
 
 
 SINGLE = [None, 0, 1, 2, 3, None]    # word ids: [CLS], four one-token words, [SEP]

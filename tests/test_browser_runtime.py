@@ -21,7 +21,8 @@ import yaml
 
 from conftest import ROOT
 from model.site.runtime_export import ROWS_PER_CHUNK
-from model import activations, instrument, measure
+from model import activations, instrument
+from model.corpus import corpus_rows, displayed, positional_heads, tokenize_all
 from model.instrument import LENSES
 from model.tokenize import load_tokenizer
 
@@ -128,14 +129,14 @@ def reference_rows(enc, words, acts, index):
     from model.tokenize import Tokenized
 
     tok = Tokenized(text="", ids=list(enc.ids), tokens=list(enc.tokens), word_ids=list(enc.word_ids), words=words)
-    corpus = measure.corpus_rows([tok], [acts])
+    corpus = corpus_rows([tok], [acts])
     L, nh = acts.alpha.shape[:2]
     out = {}
     for lens in LENSES:
         excluded = np.zeros((L, nh), dtype=bool)
         for l, h in index["models"]["l6"]["positional"][lens]:
             excluded[l, h] = True
-        d = measure.displayed(corpus, lens, excluded)
+        d = displayed(corpus, lens, excluded)
         out[lens] = [((int(l), int(h)), float(sink)) for l, h, sink in zip(d.layer, d.head, d.sink)]
     return corpus.rows[0], out
 
@@ -194,10 +195,10 @@ def test_the_rule_in_the_browser_picks_the_builds_heads_on_the_corpus(runs, buil
 
 def test_positional_heads_in_the_index_are_the_references(l6, study, index):
     """The heads the browser's rule excludes are those the build fitted on the fit half."""
-    toks = measure.tokenize_all(l6, list(study.sentences), "corpus")
-    corpus = measure.corpus_rows(toks, activations.from_reference(l6, [t.ids for t in toks]))
+    toks = tokenize_all(l6, list(study.sentences), "corpus")
+    corpus = corpus_rows(toks, activations.from_reference(l6, [t.ids for t in toks]))
     for lens in LENSES:
-        excluded = measure.positional_heads(corpus, lens, study.positional_threshold, study.halves["fit"])
+        excluded = positional_heads(corpus, lens, study.positional_threshold, study.halves["fit"])
         assert [[int(l), int(h)] for l, h in np.argwhere(excluded)] == index["models"]["l6"]["positional"][lens]
 
 

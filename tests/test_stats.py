@@ -6,6 +6,7 @@ import pytest
 
 from conftest import SINGLE, TWO_AWAY, attending, hand_corpus, hand_sentence
 from model import measure, stats
+from model.corpus import displayed, on_heads
 from model.activations import Activations
 from model.bootstrap import Resampler
 from model.instrument import LENSES
@@ -88,8 +89,8 @@ def summaries(cls_norm: float):
     norm[0, 0, 0] = cls_norm
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(TWO_AWAY), value_norm=norm, output_norm=1 / norm))
     none = np.zeros((1, 1), bool)
-    rows = {lens: measure.displayed(corpus, lens, none) for lens in LENSES}
-    same = {lens: measure.on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
+    rows = {lens: displayed(corpus, lens, none) for lens in LENSES}
+    same = {lens: on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
     predicted = {lens: measure.predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]}
     # one sentence and one head: the corpus-wide median [CLS] ratio is this head's own
     global_pred = {lens: measure.predicted_sink(corpus, rows[lens], lens, float(stats.ratio_of(corpus.acts[0], lens, "cls")[0, 0]))
