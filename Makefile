@@ -16,6 +16,9 @@ CHROMIUM := /usr/bin/chromium
 AXE    := node_modules/axe-core/axe.min.js
 # mkdocs-material prints a banner about MkDocs 2.0 on every build; we pin mkdocs<2.
 export NO_MKDOCS_2_WARNING := 1
+# This checkout's model/ and hooks' imports, whatever checkout the venv's .pth names (a
+# second work tree sharing one .venv builds and tests its own code).
+export PYTHONPATH := $(CURDIR)
 
 .PHONY: site test serve bench accept check clean
 
