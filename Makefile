@@ -20,7 +20,7 @@ export NO_MKDOCS_2_WARNING := 1
 # second work tree sharing one .venv builds and tests its own code).
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: site test serve bench accept check clean
+.PHONY: site test serve bench accept check clean render
 
 $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
@@ -59,9 +59,15 @@ check: $(STAMP)
 accept: $(STAMP)
 	$(BIN)/python -m model accept
 
+# The project with every page rendered, for a builder that ignores hooks (Zensical, plain
+# MkDocs): make render RENDER_OUT=folder; nothing is written if the numbers gate fails.
+RENDER_OUT ?= rendered
+render: $(STAMP)
+	$(BIN)/python -m model render $(RENDER_OUT)
+
 # Options: make bench BENCH_ARGS="--cold 3 --warm 5" (python -m bench --help lists them).
 bench: $(STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
-	rm -rf site .cache
+	rm -rf site .cache rendered

@@ -16,7 +16,7 @@ from mkdocs.structure.files import File
 from mkdocs.utils.meta import get_data
 
 from model.errors import UserError
-from model.site import background, cache, gate, notebook, published
+from model.site import background, gate, notebook, published, render
 
 log = logging.getLogger("mkdocs.hooks.live_numbers")
 
@@ -56,9 +56,7 @@ def on_pre_build(config) -> None:
 @event_priority(50)  # before mkdocs-jupyter's on_files, so it wraps the executed copy as a page
 def on_files(files, config):
     report, settings = _state["report"], _state["settings"]
-    results_entry = cache.read(settings.cache_dir, "results", report.results_key)
-    views = gate.views_dir(settings, report.results_key)
-    for path, src in published.site_files(report.results, results_entry, views, settings.cache_dir).items():
+    for path, src in render.generated_files(settings, report).items():
         if isinstance(src, Path):
             files.append(File.generated(config, path, abs_src_path=str(src)))
         else:
