@@ -20,7 +20,7 @@ export NO_MKDOCS_2_WARNING := 1
 # second work tree sharing one .venv builds and tests its own code).
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: site test serve bench accept check clean render
+.PHONY: site test serve bench accept check clean render numbers
 
 $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,10 @@ accept: $(STAMP)
 RENDER_OUT ?= rendered
 render: $(STAMP)
 	$(BIN)/python -m model render $(RENDER_OUT)
+
+# The keys a page can cite: make numbers PATTERN="l6 median sink"
+numbers: $(STAMP)
+	$(BIN)/python -m model numbers $(if $(PATTERN),"$(PATTERN)")
 
 # Options: make bench BENCH_ARGS="--cold 3 --warm 5" (python -m bench --help lists them).
 bench: $(STAMP)

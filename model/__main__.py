@@ -4,6 +4,8 @@
     python -m model check [--site DIR]   the measurements (through the cache) and the numbers gate;
                                          with --site, also a built site's pages: no live markup left
     python -m model accept               rewrite the numbers lock from fresh results, print the diff
+                                         (exit 1 if a claim no longer holds: the lock cannot fix that)
+    python -m model numbers [PATTERN]    the keys a page can cite: value, interval, lock, citing pages
     python -m model render OUT           the project with every page rendered, for builders without hooks
 
 Errors a user can fix print one line and exit with status 2.
@@ -91,7 +93,15 @@ def cmd_render(args) -> int:
 def cmd_accept(args) -> int:
     from .site import gate
 
-    print(gate.accept(_settings()))
+    accepted = gate.accept(_settings())
+    print(accepted.text)
+    return 0 if not accepted.failed_claims else 1
+
+
+def cmd_numbers(args) -> int:
+    from .site import finder
+
+    print(finder.listing(_settings(), args.pattern, limit=args.limit))
     return 0
 
 
@@ -112,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="also check a built site's folder: no page may show live markup such as {{ num(")
     c.set_defaults(run=cmd_check)
     sub.add_parser("accept", help="rewrite the numbers lock from fresh results, print the diff").set_defaults(run=cmd_accept)
+    n = sub.add_parser("numbers", help="list the keys a page can cite (substring and fuzzy match)")
+    n.add_argument("pattern", nargs="?", default="", help="words of the key (l6 median sink), or a key misspelt")
+    n.add_argument("--limit", type=int, default=40, help="at most this many keys (0: all)")
+    n.set_defaults(run=cmd_numbers)
     r = sub.add_parser("render", help="write the project with every page rendered, for builders without hooks")
     r.add_argument("out", type=Path, help="folder to write (replaced if an earlier render wrote it)")
     r.add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the project's mkdocs.yml")
