@@ -50,8 +50,11 @@ test: $(STAMP) $(CHROMIUM) $(AXE)
 	$(BIN)/python -m model check
 	$(BIN)/python -m pytest
 
+# --dirty: a save rebuilds the saved page (the hooks rebuild every page when the results or
+# the lock change); not strict, so a warning shows in the log instead of stopping the server.
+# bench/serve.py runs the same command (SERVE_ARGS).
 serve: $(STAMP)
-	$(BIN)/mkdocs serve
+	$(BIN)/mkdocs serve --dirty --no-strict
 
 check: $(STAMP)
 	$(BIN)/python -m model check

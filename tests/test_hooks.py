@@ -225,6 +225,18 @@ def test_every_page_error_is_listed_by_one_failed_build(project):
     assert f"  index.md:{a}: unknown number 'l6.alpha.median_snk'; did you mean 'l6.alpha.median_sink'" in output(proc)
 
 
+def test_row_links_are_the_gates_and_other_anchors_mkdocs(project):
+    """The small site links a row of the instrument: a clean build says nothing of it. A
+    link to a heading that does not exist still fails the build (MkDocs' own check)."""
+    clean = mkdocs_build(project)
+    assert clean.returncode == 0, output(clean)
+    assert "anchor" not in output(clean), output(clean)
+    append(project, "index.md", "See [a heading that is not there](evidence.md#no-such-heading).")
+    broken = mkdocs_build(project)
+    assert broken.returncode != 0
+    assert "contains a link 'evidence.md#no-such-heading'" in output(broken), output(broken)
+
+
 def test_an_error_in_a_notebook_cell_fails_the_build_naming_it(project):
     path = project / "docs" / "notebook.ipynb"
     nb = json.loads(path.read_text())
