@@ -55,7 +55,7 @@ _BYTECODE = _Bytecode()
 
 def on_startup(command: str, dirty: bool) -> None:
     # Under `mkdocs serve` a drift becomes a banner instead of stopping the server.
-    _state["serve"], _state["dirty"] = command == "serve", dirty
+    _state.update(serve=command == "serve", dirty=dirty, builds=0, built={}, inputs=None, generated=None)
 
 
 def on_config(config):

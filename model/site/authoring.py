@@ -43,6 +43,14 @@ STYLE = """<style>
 .live-tip code{font-size:inherit}
 .live-source{display:block;font-size:.65rem;opacity:.8;margin:.2em 0}
 .live-bar{font-size:.65rem;opacity:.85;margin-bottom:.8em}
+.live-numbers-table{display:table;width:100%;border-collapse:collapse;font-size:.62rem;line-height:1.4}
+.live-numbers-table th,.live-numbers-table td{padding:.25em .4em;vertical-align:top;text-align:left;
+  border-bottom:1px solid var(--md-default-fg-color--lightest,#ddd)}
+.live-numbers-table td:first-child{word-break:break-all;width:30%}
+.live-copy{font:inherit;font-family:var(--md-code-font-family,monospace);padding:.1em .3em;margin:0 0 .2em;cursor:pointer;
+  border:1px solid var(--md-primary-fg-color,#3f51b5);border-radius:.2em;background:none;color:var(--md-primary-fg-color,#3f51b5);
+  text-align:left}
+.live-copy[data-copied]{background:var(--md-primary-fg-color,#3f51b5);color:var(--md-primary-bg-color,#fff)}
 </style>"""
 
 
@@ -174,7 +182,7 @@ LISTING_JS = r"""// Serve only: the key listing (model/site/authoring.py). Drawn
     const count = root.querySelector(".live-numbers-count");
     const button = (text) => {
       const b = document.createElement("button");
-      b.type = "button"; b.className = "md-button live-copy"; b.textContent = text; b.dataset.snippet = text;
+      b.type = "button"; b.className = "live-copy"; b.textContent = text; b.title = "copy";
       b.addEventListener("click", () => {
         const done = () => { b.dataset.copied = "yes"; b.title = "copied"; };
         if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, done); else done();
@@ -194,7 +202,7 @@ LISTING_JS = r"""// Serve only: the key listing (model/site/authoring.py). Drawn
         });
         const paste = document.createElement("td");
         paste.append(button(r[5]));
-        if (r[6]) paste.append(" ", button(r[6]));
+        if (r[6]) paste.append(document.createElement("br"), button(r[6]));
         tr.append(paste);
         return tr;
       }));

@@ -56,12 +56,13 @@ def catalogue(report: gate.Report, keys: list[str] | None = None) -> list[Key]:
 
 
 def matching(keys: list[str], pattern: str, limit: int) -> tuple[list[str], bool]:
-    """(keys, fuzzy): those containing every word of `pattern` (case-insensitive), or if
-    none does, the closest ones."""
+    """(keys, fuzzy): those containing every word of `pattern` (case-insensitive), fewest
+    parts and shortest first, or if none does, the closest ones."""
     words = pattern.lower().split()
     hits = [k for k in keys if all(w in k.lower() for w in words)]
     if hits or not words:
-        return hits, False
+        # The shortest keys first: the statistic itself before its per-layer and per-half variants.
+        return (sorted(hits, key=lambda k: (k.count("."), len(k))) if words else hits), False
     return difflib.get_close_matches(pattern.strip(), keys, n=limit or 20, cutoff=0.6), True
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import jinja2
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from . import numbers as nums
 from .numbers import NumberError
