@@ -50,9 +50,8 @@ def fold_by_groups(alpha: np.ndarray, word_ids: list[int | None]) -> np.ndarray:
     return np.add.reduceat(rows, runs, axis=3)[:, :, 1:-1]                  # the words' rows, [L, nh, n_words, K]
 
 
-def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[str, list[int]],
-                oracle_sentences: list[int]) -> SelfChecks:
-    corpus, rows = m.corpus, m.rows
+def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int]) -> SelfChecks:
+    corpus, rows, halves = m.corpus, m.rows, study.halves
     # 1. The lens with every norm forced to 1.0 must be alpha itself, folded to words by
     #    an independent path (runs of the raw probabilities, no renormalization).
     unit_diff = max(
@@ -68,9 +67,9 @@ def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[st
         return {"value_norm": n}
 
     zeroed = corpus_rows(corpus.toks, corpus.acts, zero_cls)
-    excluded = positional_heads(zeroed, "value_norm", threshold, halves["fit"])
+    excluded = positional_heads(zeroed, "value_norm", study.positional_threshold, halves["fit"])
     test = rows["alpha"].where(halves["test"])
-    zero_median = float(np.median(displayed(zeroed, "value_norm", excluded).sink[test]))
+    zero_median = float(np.median(displayed(zeroed, "value_norm", excluded, study.tie_tolerance).sink[test]))
     medians = [float(np.median(rows[lens].sink[test])) for lens in ("alpha", "value_norm")]
 
     # 3. The oracle re-runs everything from its own forward pass.
@@ -80,7 +79,7 @@ def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[st
     picked = np.isin(rows["alpha"].sentence, oracle_sentences)
     sink_diff, same = 0.0, True
     for lens in LENSES:
-        o = displayed(o_corpus, lens, m.excluded[lens])       # the same positional heads
+        o = displayed(o_corpus, lens, m.excluded[lens], study.tie_tolerance)   # the same positional heads
         sink_diff = max(sink_diff, float(np.abs(o.sink - rows[lens].sink[picked]).max()))
         same &= bool((o.layer == rows[lens].layer[picked]).all() and (o.head == rows[lens].head[picked]).all())
     return SelfChecks(
@@ -122,6 +121,5 @@ def run(ckpt: Checkpoint, m: Measured, study) -> None:
     """Fill in the checks and the mutant's run on `m.results`. The oracle re-runs every
     n-th sentence, n = the model's `oracle_every` in study.yml (1 for all of them)."""
     n = next((spec.oracle_every for spec in study.models if spec.key == m.results.key), 1)
-    m.results.checks = self_checks(ckpt, m, study.positional_threshold, study.halves,
-                                   list(range(0, len(m.corpus.toks), n)))
+    m.results.checks = self_checks(ckpt, m, study, list(range(0, len(m.corpus.toks), n)))
     m.results.mutant = {"wrong_agg": wrong_aggregation(m)}

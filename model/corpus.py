@@ -82,6 +82,7 @@ class Displayed:
     mass: np.ndarray
     top_word: np.ndarray
     top_weight: np.ndarray
+    gap: np.ndarray          # the best head's score minus the runner-up's (near-ties: small)
 
     def where(self, sentences: list[int]) -> np.ndarray:
         """Mask of the rows of these sentences."""
@@ -96,12 +97,13 @@ def positional_heads(corpus: Corpus, lens: str, threshold: float, sentences: lis
     return adjacent / max(1, sum(len(sr.shown) for sr in rows)) > threshold
 
 
-def displayed(corpus: Corpus, lens: str, excluded: np.ndarray) -> Displayed:
+def displayed(corpus: Corpus, lens: str, excluded: np.ndarray, tie_tolerance: float) -> Displayed:
     """Every displayed row under one lens, on the heads the rule opens."""
     cols: dict[str, list] = {f: [] for f in Displayed.__dataclass_fields__}
     for i, sr in enumerate(corpus.rows):
-        heads = instrument.choose_heads(sr.top_weight[lens], excluded)[sr.shown]   # [n_shown, 2]
+        heads = instrument.choose_heads(sr.top_weight[lens], excluded, tie_tolerance)[sr.shown]   # [n_shown, 2]
         l, h, w = heads[:, 0], heads[:, 1], np.array(sr.shown, dtype=int)
+        cols["gap"].append(instrument.runner_up_gap(sr.top_weight[lens], excluded)[sr.shown])
         cols["sentence"].append(np.full(len(w), i))
         cols["word"].append(w)
         cols["layer"].append(l)

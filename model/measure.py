@@ -216,7 +216,7 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
     L = ckpt.config.n_layer
     halves = study.halves
     excluded = {lens: positional_heads(corpus, lens, study.positional_threshold, halves["fit"]) for lens in LENSES}
-    rows = {lens: displayed(corpus, lens, excluded[lens]) for lens in LENSES}
+    rows = {lens: displayed(corpus, lens, excluded[lens], study.tie_tolerance) for lens in LENSES}
     same_head = {lens: on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
     predicted = {lens: predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]}
     median_cls = {lens: float(np.median([stats.ratio_of(corpus.acts[i], lens, "cls") for i in halves["test"]]))

@@ -106,6 +106,7 @@ def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
         "runtime": {"models": list(study.runtime_models), "tolerance": study.runtime_tolerance},
         "stop_rule": asdict(study.stop_rule),
         "positional_threshold": study.positional_threshold,
+        "tie_tolerance": study.tie_tolerance,
         "default_model": study.models[0].key,
         "models": models,
     }

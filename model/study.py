@@ -66,6 +66,7 @@ class Study:
     models: tuple[ModelSpec, ...]
     stop_rule: StopRule
     positional_threshold: float
+    tie_tolerance: float                # head scores this close to the best tie (instrument.py)
     bootstrap: Bootstrap
     flip_pairs: tuple[FlipPair, ...] = field(default=())
     anchors: tuple[AnchorSpec, ...] = field(default=())
@@ -171,6 +172,7 @@ def load(path: str | Path) -> Study:
         pairs = _flip_pairs(path.parent / raw["flip_pairs"]) if "flip_pairs" in raw else ()
         anchors = tuple(AnchorSpec(a["sentence"], a["from"], a["to"]) for a in raw.get("anchors", []))
         positional = float(raw["head_rule"]["positional_threshold"])
+        tie_tolerance = float(raw["head_rule"]["tie_tolerance"])
         models = tuple(ModelSpec(str(m["name"]), str(m["key"]), str(m.get("checkpoint", m["name"])),
                                  int(m.get("oracle_every", 1))) for m in raw["models"])
         b = raw["bootstrap"]
@@ -200,8 +202,10 @@ def load(path: str | Path) -> Study:
         raise StudyError(f"{path}: runtime models {unknown} are not among the model keys {keys}")
     if bootstrap.resamples < 1 or not 0 < bootstrap.level < 1:
         raise StudyError(f"{path}: bootstrap needs resamples >= 1 and 0 < level < 1")
+    if not 0 <= tie_tolerance < 1:
+        raise StudyError(f"{path}: head_rule tie_tolerance must be in [0, 1), got {tie_tolerance}")
     return Study(path, corpus_path, tuple(sentences), tuple(registers), models, stop_rule, positional,
-                 bootstrap, pairs, anchors, runtime_models, runtime_tolerance)
+                 tie_tolerance, bootstrap, pairs, anchors, runtime_models, runtime_tolerance)
 
 
 def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -> Study:
@@ -220,6 +224,7 @@ def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -
         models=models[:1],
         stop_rule=base.stop_rule,
         positional_threshold=base.positional_threshold,
+        tie_tolerance=base.tie_tolerance,
         bootstrap=base.bootstrap,
         flip_pairs=(),
         anchors=tuple(a for a in base.anchors if a.sentence in sentences),

@@ -98,8 +98,10 @@ def sentence_file(index: int, tok: Tokenized, acts: Activations, chosen: dict[st
     return json.dumps(sentence_record(index, tok, acts, chosen), separators=(",", ":"), ensure_ascii=False)
 
 
-def index_record(default_model: str, threshold: float, sentences: list[dict], models: dict[str, dict]) -> dict:
-    """`assets/instrument/index.json`. sentences: [{"text", "register", "half"}];
+def index_record(default_model: str, threshold: float, tie_tolerance: float, sentences: list[dict],
+                 models: dict[str, dict]) -> dict:
+    """`assets/instrument/index.json`: the warning threshold, the head rule's tie tolerance,
+    sentences: [{"text", "register", "half"}];
     models: key -> {"name", "title", "n_layers", "n_heads", "positional": {lens: [[l, h]]},
     "runtime": site path of the runtime manifest or None}."""
     for key, m in models.items():
@@ -109,6 +111,7 @@ def index_record(default_model: str, threshold: float, sentences: list[dict], mo
     return {
         "default_model": default_model,
         "threshold": float(threshold),
+        "tie_tolerance": float(tie_tolerance),
         "tiny_mass": TINY_MASS,
         "lenses": [{"key": k, "label": LENS_LABELS[k], "title": LENS_TITLES[k]} for k in LENSES],
         "sentences": sentences,

@@ -136,7 +136,7 @@ def reference_rows(enc, words, acts, index):
         excluded = np.zeros((L, nh), dtype=bool)
         for l, h in index["models"]["l6"]["positional"][lens]:
             excluded[l, h] = True
-        d = displayed(corpus, lens, excluded)
+        d = displayed(corpus, lens, excluded, index["tie_tolerance"])
         out[lens] = [((int(l), int(h)), float(sink)) for l, h, sink in zip(d.layer, d.head, d.sink)]
     return corpus.rows[0], out
 

@@ -12,7 +12,7 @@ from model.study import Study
 
 
 def hand_study(sentences: list[str], registers: list[str]) -> Study:
-    return Study(Path("s.yml"), Path("c.tsv"), tuple(sentences), tuple(registers), (), None, 0.8, None)
+    return Study(Path("s.yml"), Path("c.tsv"), tuple(sentences), tuple(registers), (), None, 0.8, 0.0, None)
 
 
 def test_corpus_description_on_paper():

@@ -56,7 +56,7 @@ def test_rollout_stats_on_uniform_attention():
     R = A A = 0.75 U + 0.25 I, so each word's row is 0.15 everywhere and 0.4 on itself."""
     alpha = np.full((2, 1, 5, 5), 0.2)
     corpus = hand_corpus(hand_sentence(["a", "b", "c"], [None, 0, 1, 2, None], alpha))
-    alpha_rows = displayed(corpus, "alpha", np.zeros((2, 1), bool))
+    alpha_rows = displayed(corpus, "alpha", np.zeros((2, 1), bool), 0.0)
     s = rollout.rollout_stats(corpus, alpha_rows, [0], Resampler(1, 50, 0, 0.95))
     full = -(4 * 0.15 * math.log(0.15) + 0.4 * math.log(0.4)) / math.log(5)
     assert s.n_rows == 3 and s.top_on_self == 3 and s.top_on_sink == 0

@@ -89,7 +89,7 @@ def summaries(cls_norm: float):
     norm[0, 0, 0] = cls_norm
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(TWO_AWAY), value_norm=norm, output_norm=1 / norm))
     none = np.zeros((1, 1), bool)
-    rows = {lens: displayed(corpus, lens, none) for lens in LENSES}
+    rows = {lens: displayed(corpus, lens, none, 0.0) for lens in LENSES}
     same = {lens: on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
     predicted = {lens: measure.predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]}
     # one sentence and one head: the corpus-wide median [CLS] ratio is this head's own

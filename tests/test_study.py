@@ -67,14 +67,14 @@ def test_halves_follow_the_parity_of_each_sentences_hash():
     # By hand: the first byte of sha256("a") is 0xca (even), of sha256("b") 0x3e (even),
     # of sha256("c") 0x2e (even), of sha256("d") 0x18 (even), of sha256("e") 0x3f (odd).
     assert [hashlib.sha256(s.encode()).digest()[0] for s in "abcde"] == [0xca, 0x3e, 0x2e, 0x18, 0x3f]
-    st = study_mod.Study(Path("s.yml"), Path("c.tsv"), tuple("abcde"), ("r",) * 5, (), None, 0.8, None)
+    st = study_mod.Study(Path("s.yml"), Path("c.tsv"), tuple("abcde"), ("r",) * 5, (), None, 0.8, 0.0, None)
     assert st.halves == {"fit": [0, 1, 2, 3], "test": [4]}
 
 
 def test_a_sentences_half_does_not_depend_on_the_rest_of_the_corpus(study):
     """Adding, removing or reordering other sentences never moves a sentence across."""
     def half_of(sentences):
-        st = study_mod.Study(Path("s.yml"), Path("c.tsv"), tuple(sentences), ("r",) * len(sentences), (), None, 0.8, None)
+        st = study_mod.Study(Path("s.yml"), Path("c.tsv"), tuple(sentences), ("r",) * len(sentences), (), None, 0.8, 0.0, None)
         return {sentences[i]: name for name, idx in st.halves.items() for i in idx}
 
     whole = half_of(list(study.sentences))

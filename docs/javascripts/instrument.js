@@ -351,7 +351,7 @@
       const chosen = {};
       for (const lens of this.lenses.keys()) {
         const excluded = new Set((meta.positional[lens] || []).map(([l, h]) => `${l}.${h}`));
-        chosen[lens] = sentence.chooseHeads(lens, data.shown, excluded);
+        chosen[lens] = sentence.chooseHeads(lens, data.shown, excluded, this.index.tie_tolerance);
       }
       this.announce(`Computed in your browser: ${data.words.length} words, ${data.tokens.length} tokens.`);
       this.describeRuntime(); // now: "already loaded"

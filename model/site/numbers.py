@@ -69,6 +69,7 @@ def flatten(results: dict) -> Numbers:
         "stop_rule.threshold": results["stop_rule"]["threshold"],
         "stop_rule.max_rows_above": results["stop_rule"]["max_rows_above"],
         "positional_threshold": results["positional_threshold"],
+        "tie_tolerance": results["tie_tolerance"],
     }
     _put(out, "bootstrap", results["bootstrap"])
     out["runtime.tolerance"] = results["runtime"]["tolerance"]

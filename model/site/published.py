@@ -50,7 +50,8 @@ def instrument_index(results: dict) -> str:
               "runtime": f"{RUNTIME}/{key}/manifest.json" if key in results["runtime"]["models"] else None}
         for key, m in results["models"].items()
     }
-    index = views.index_record(results["default_model"], results["stop_rule"]["threshold"], sentences, models)
+    index = views.index_record(results["default_model"], results["stop_rule"]["threshold"], results["tie_tolerance"],
+                               sentences, models)
     return json.dumps(index, separators=(",", ":"), ensure_ascii=False)
 
 

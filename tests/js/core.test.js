@@ -78,7 +78,7 @@ test("punctuation share: the full row's weight on punctuation words, the word it
   assert.deepEqual(core.shownWords([false, true, false, true]), [0, 2]);
 });
 
-test("head rule: largest displayed weight; ties to the lowest layer, then head; positional heads skipped", () => {
+test("head rule: largest displayed weight; near-ties to the lowest layer, then head; positional heads skipped", () => {
   // 2 layers x 2 heads; words a, b, c. Word a's displayed top weight per head:
   const rowFor = (top) => [0.1, 0.0, 0.8 * top, 0.8 * (1 - top), 0.1]; // [CLS], a, b, c, [SEP]
   const T = 5, heads = [[0.6, 0.9], [0.9, 0.7]];  // (0,1) and (1,0) tie at 0.9
@@ -88,10 +88,14 @@ test("head rule: largest displayed weight; ties to the lowest layer, then head; 
   }
   const s = new core.Sentence({ word_ids: [null, 0, 1, 2, null], words: ["a", "b", "c"], punct: [false, false, false],
     n_layers: 2, n_heads: 2, alpha: Float64Array.from(alpha), value_norm: Array(20).fill(1), output_norm: Array(20).fill(1) });
-  assert.deepEqual(s.chooseHeads("alpha", [0], new Set()), [[0, 1]]);          // the tie goes to layer 0
-  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1"])), [[1, 0]]);   // excluded: the other 0.9
-  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1", "1.0"])), [[1, 1]]);
-  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.0", "0.1", "1.0", "1.1"])), [[0, 0]]); // all excluded: the first
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(), 0), [[0, 1]]);          // the tie goes to layer 0
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1"]), 0), [[1, 0]]);   // excluded: the other 0.9
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1", "1.0"]), 0), [[1, 1]]);
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.0", "0.1", "1.0", "1.1"]), 0), [[0, 0]]); // all excluded: the first
+  // (1,1) at 0.7 is 0.2 below the best 0.9: within a tolerance of 0.25 it ties, and (0,1) still wins
+  // as the first; with (0,1) and (1,0) excluded, (1,1) at 0.7 is best and (0,0) at 0.6 is within 0.15.
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1", "1.0"]), 0.15), [[0, 0]]);
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1", "1.0"]), 0.05), [[1, 1]]);
 });
 
 test("alpha decodes from base64 uint16 little-endian, value / 65535", () => {

@@ -10,7 +10,8 @@
 //   displayed row  the word columns without the word's own, renormalized; content mass
 //                  is what they summed to before that (all zeros when it is 0)
 //   head rule      positional heads excluded; then the head whose displayed row has the
-//                  largest single weight; ties to the lowest layer, then head
+//                  largest single weight; heads within the tie tolerance of the best
+//                  tie, and a tie goes to the lowest layer, then head
 // Plain functions of typed arrays; no DOM. Loaded by the page, the runtime's worker and
 // Node's test runner (tests/js/).
 (function (root, factory) {
@@ -101,20 +102,23 @@
       };
     }
 
-    /** The head rule for every shown word: [[layer, head], ...]; `excluded` holds "l.h" keys. */
-    chooseHeads(lens, shownWords, excluded) {
+    /** The head rule for every shown word: [[layer, head], ...]; `excluded` holds "l.h" keys;
+     *  heads within `tieTolerance` of the best score tie, and the first of them (lowest
+     *  layer, then head) wins. */
+    chooseHeads(lens, shownWords, excluded, tieTolerance) {
       const { nWords } = this.wm;
-      const best = shownWords.map(() => ({ score: -Infinity, lh: null }));
+      const scores = []; // [L * nh][shown], layer-major
       for (let l = 0; l < this.L; l++) {
         for (let h = 0; h < this.nh; h++) {
           const skip = excluded.has(`${l}.${h}`);
-          shownWords.forEach((w, i) => {
-            const score = skip ? -1 : strongest(this.wordRow(lens, l, h, w), w, nWords);
-            if (score > best[i].score) best[i] = { score, lh: [l, h] }; // strictly greater: the first maximum wins
-          });
+          scores.push(shownWords.map((w) => (skip ? -1 : strongest(this.wordRow(lens, l, h, w), w, nWords))));
         }
       }
-      return best.map((b) => b.lh);
+      return shownWords.map((_, i) => {
+        const best = Math.max(...scores.map((s) => s[i]));
+        const first = scores.findIndex((s) => s[i] >= best - tieTolerance);
+        return [Math.floor(first / this.nh), first % this.nh];
+      });
     }
   }
 
