@@ -97,13 +97,17 @@ def positional_heads(corpus: Corpus, lens: str, threshold: float, sentences: lis
     return adjacent / max(1, sum(len(sr.shown) for sr in rows)) > threshold
 
 
-def displayed(corpus: Corpus, lens: str, excluded: np.ndarray, tie_tolerance: float) -> Displayed:
-    """Every displayed row under one lens, on the heads the rule opens."""
+def displayed(corpus: Corpus, lens: str, excluded: np.ndarray, tie_tolerance: float,
+              score: str = "top_weight") -> Displayed:
+    """Every displayed row under one lens, on the heads the rule opens. The rule's score is
+    the displayed row's largest weight; `score="content_mass"` ranks heads by what their
+    displayed row is built from instead (an alternative rule, for the sensitivity table)."""
     cols: dict[str, list] = {f: [] for f in Displayed.__dataclass_fields__}
     for i, sr in enumerate(corpus.rows):
-        heads = instrument.choose_heads(sr.top_weight[lens], excluded, tie_tolerance)[sr.shown]   # [n_shown, 2]
+        by = getattr(sr, score)[lens]
+        heads = instrument.choose_heads(by, excluded, tie_tolerance)[sr.shown]   # [n_shown, 2]
         l, h, w = heads[:, 0], heads[:, 1], np.array(sr.shown, dtype=int)
-        cols["gap"].append(instrument.runner_up_gap(sr.top_weight[lens], excluded)[sr.shown])
+        cols["gap"].append(instrument.runner_up_gap(by, excluded)[sr.shown])
         cols["sentence"].append(np.full(len(w), i))
         cols["word"].append(w)
         cols["layer"].append(l)

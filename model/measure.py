@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import flip, instrument, rollout, stats
+from . import flip, instrument, rollout, sensitivity, stats
 from .bootstrap import Resampler
 from .corpus import Corpus, Displayed, displayed, on_heads, positional_heads, read_corpus
 from .instrument import LENSES
@@ -138,6 +138,8 @@ class ModelResults:
     per_layer: list[stats.LayerStats]                  # rule-free, held-out half
     ratios: list[stats.RatioStats]                     # held-out half
     head_ratios: dict[str, list[list[float]]]          # "cls_v", ... -> [L][nh] median over held-out sentences
+    near_ties: dict[str, stats.NearTies]               # lens -> rows whose head the tie rule decides
+    sensitivity: list[sensitivity.Variant]             # the headline numbers under each alternative choice
     verdicts: list[Verdict]
     adopted: bool
     anchors: list[AnchorRow]
@@ -247,6 +249,8 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
         per_layer=stats.per_layer(corpus, L, test),
         ratios=stats.value_ratios(corpus.acts, L, test, resampler["test"]) + stats.punct_ratios(corpus, test, resampler["test"]),
         head_ratios=stats.head_ratios(corpus.acts, test),
+        near_ties={lens: stats.near_ties(rows[lens], study.tie_tolerance) for lens in LENSES},
+        sensitivity=sensitivity.variants(corpus, rows, excluded, study, ckpt.config.n_head),
         verdicts=v,
         adopted=any(x.adopted for x in v),
         anchors=anchors(corpus, study, rows["alpha"]),

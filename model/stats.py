@@ -260,6 +260,25 @@ def _attended_norm_ratio(corpus: Corpus, lens: str, i: int, w: int, l: int, h: i
 
 
 @dataclass
+class NearTies:
+    """How many displayed rows the head rule's tie tolerance decides: the best head's score
+    is less than the tolerance above the runner-up's (both halves: the rule's own reach)."""
+    tolerance: float
+    n_rows: int
+    below_tolerance: int
+    below_tolerance_share: float
+    below_tenth: int                # gap below a tenth of the tolerance
+    below_tenth_share: float
+
+
+def near_ties(d: Displayed, tolerance: float) -> NearTies:
+    close, closer = d.gap < tolerance, d.gap < tolerance / 10
+    n = max(1, d.gap.size)
+    return NearTies(tolerance, int(d.gap.size), int(close.sum()), float(close.sum() / n),
+                    int(closer.sum()), float(closer.sum() / n))
+
+
+@dataclass
 class LayerStats:
     layer: int
     lens: str

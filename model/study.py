@@ -50,6 +50,18 @@ class Bootstrap:
 
 
 @dataclass(frozen=True)
+class Sensitivity:
+    """Alternatives to the choices that could decide a verdict (model/sensitivity.py)."""
+    positional_threshold: tuple[float, ...] = ()
+    tie_tolerance: tuple[float, ...] = ()
+    head_rule: tuple[str, ...] = ()          # "largest_content_mass", "one_head_for_all"
+    punctuation_as_sink: bool = False
+
+
+HEAD_RULES = ("largest_content_mass", "one_head_for_all")
+
+
+@dataclass(frozen=True)
 class ModelSpec:
     name: str        # packaged short name or folder path
     key: str         # prefix of this model's numbers on the pages
@@ -73,6 +85,7 @@ class Study:
     runtime_models: tuple[str, ...] = field(default=())   # model keys the browser runtime serves
     runtime_tolerance: float = 0.0                         # its agreement with the reference, enforced by the tests
     split: bool = True    # False: fit the head rule on every sentence and report on every one (the CLI)
+    sensitivity: Sensitivity = field(default=Sensitivity())
 
     @property
     def halves(self) -> dict[str, list[int]]:
@@ -180,6 +193,11 @@ def load(path: str | Path) -> Study:
         runtime = raw.get("runtime", {})
         runtime_models = tuple(str(k) for k in runtime.get("models", []))
         runtime_tolerance = float(runtime.get("tolerance", 0.0))
+        alt = raw.get("sensitivity") or {}
+        sensitivity = Sensitivity(tuple(float(t) for t in alt.get("positional_threshold", [])),
+                                  tuple(float(t) for t in alt.get("tie_tolerance", [])),
+                                  tuple(str(r) for r in alt.get("head_rule", [])),
+                                  bool(alt.get("punctuation_as_sink", False)))
     except StudyError:
         raise  # the corpus's own error, naming its file and line
     except KeyError as exc:
@@ -204,8 +222,12 @@ def load(path: str | Path) -> Study:
         raise StudyError(f"{path}: bootstrap needs resamples >= 1 and 0 < level < 1")
     if not 0 <= tie_tolerance < 1:
         raise StudyError(f"{path}: head_rule tie_tolerance must be in [0, 1), got {tie_tolerance}")
+    unknown = sorted(set(sensitivity.head_rule) - set(HEAD_RULES))
+    if unknown:
+        raise StudyError(f"{path}: sensitivity head_rule {unknown} not among {list(HEAD_RULES)}")
     return Study(path, corpus_path, tuple(sentences), tuple(registers), models, stop_rule, positional,
-                 tie_tolerance, bootstrap, pairs, anchors, runtime_models, runtime_tolerance)
+                 tie_tolerance, bootstrap, pairs, anchors, runtime_models, runtime_tolerance,
+                 sensitivity=sensitivity)
 
 
 def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -> Study:

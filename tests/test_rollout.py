@@ -77,3 +77,31 @@ def test_rollout_stats_on_the_real_corpus(small_measured, small_study):
     assert s.displayed_median_entropy_lo <= s.displayed_median_entropy <= s.displayed_median_entropy_hi
     assert s.agrees_with_instrument_lo <= s.agrees_with_instrument <= s.agrees_with_instrument_hi
     assert -1 <= s.drop_layer_spearman <= 1 and 0 < s.chance_agreement < 1
+
+
+def test_lazy_guesses_on_paper():
+    # Displayed rollout rows of five words; words 0, 1, 3 are shown, 2 and 4 are punctuation.
+    display = np.array([[0.0, 0.5, 0.1, 0.3, 0.1],
+                        [0.2, 0.0, 0.1, 0.6, 0.1],
+                        [0.3, 0.3, 0.0, 0.2, 0.2],
+                        [0.1, 0.1, 0.7, 0.0, 0.1],
+                        [0.2, 0.2, 0.2, 0.4, 0.0]])
+    g = rollout.lazy_guesses(display, [0, 1, 3], [2, 4])
+    assert g["last_punct"].tolist() == [4, 4, 4]
+    # word 0 reads word 1's row without its own column: 3; word 1 reads word 3's: 2;
+    # word 3 reads word 0's: 1.
+    assert g["other_word"].tolist() == [3, 2, 1]
+    # the mean of rows 0, 1, 3: [0.1, 0.2, 0.3, 0.3, 0.1]: 2 and 3 tie (first: 2); word 3 sees 2.
+    assert g["sentence_mean"].tolist() == [2, 2, 2]
+    assert rollout.lazy_guesses(display, [0, 1, 3], [])["last_punct"].tolist() == [-1, -1, -1]
+
+
+def test_rows_alike_compares_two_rows_over_the_words_other_than_both():
+    display = np.array([[0.0, 0.1, 0.2, 0.3, 0.4],
+                        [0.4, 0.0, 0.3, 0.2, 0.1],
+                        [0.1, 0.2, 0.0, 0.3, 0.4],
+                        [0.1, 0.2, 0.3, 0.0, 0.4],
+                        [0.1, 0.2, 0.3, 0.4, 0.0]])
+    # words 0 and 1 over columns 2, 3, 4: [.2, .3, .4] vs [.3, .2, .1]: -1; 1 and 2 over 0, 3, 4:
+    # [.4, .2, .1] vs [.1, .3, .4]: -1; 2 and 0 over 1, 3, 4: [.2, .3, .4] vs [.1, .3, .4]: +1.
+    assert rollout.rows_alike(display, [0, 1, 2]) == pytest.approx([-1.0, -1.0, 1.0])

@@ -121,3 +121,12 @@ def test_summaries_explain_the_rows_that_stay_above_half():
     assert v.above_50_predicted_global == 4
     assert v.above_50_heads == [[0, 0, 4]]
     assert summaries(1.0)["value_norm"].above_50_heads is None     # no row above half: nothing to explain
+
+
+def test_near_ties_count_the_rows_whose_gap_is_under_the_tolerance():
+    from model.corpus import Displayed
+
+    d = Displayed(*(np.zeros(5) for _ in range(10)), gap=np.array([0.0, 5e-5, 5e-4, 2e-3, 0.5]))
+    nt = stats.near_ties(d, 1e-3)
+    assert (nt.n_rows, nt.below_tolerance, nt.below_tenth) == (5, 3, 2)
+    assert nt.below_tolerance_share == pytest.approx(0.6) and nt.below_tenth_share == pytest.approx(0.4)

@@ -130,6 +130,14 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         for layer, heads in enumerate(per_layer):
             for head, v in enumerate(heads):
                 out[f"{k}.headratio.l{layer}h{head}.{name}"] = v
+    for lens, nt in m["near_ties"].items():
+        _put(out, f"{k}.{lens}.near_ties", nt)
+    for v in m["sensitivity"]:
+        p = f"{k}.sens.{v['id']}"
+        _put(out, p, {name: v[name] for name in ("adopted", "survivors", "survivors_median_cls_ratio")})
+        for field in ("median_sink", "above_50_share", "rows_above"):
+            for lens, x in v[field].items():
+                out[f"{p}.{lens}.{field}"] = x
     for v in m["verdicts"]:
         _put(out, f"{k}.verdict.{v['lens']}", {"rows_above": v["rows_above"], "n_rows": v["n_rows"],
                                                "share_above": v["rows_above"] / v["n_rows"], "adopted": v["adopted"]})
