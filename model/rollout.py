@@ -52,7 +52,8 @@ class RolloutStats:
     displayed_median_top_margin: float
     displayed_median_top_margin_lo: float
     displayed_median_top_margin_hi: float
-    one_clear_word_entropy: float     # median over rows: the entropy half-on-one-word would give
+    one_clear_word_entropy: float     # median over displayed rows: the entropy half-on-one-word would give
+    one_clear_word_entropy_full: float  # the same for the full rows (their own, longer length)
     median_other_words: int           # the displayed rows' median length (other words)
     below_one_clear_word: int         # displayed rows sharper than their own length's yardstick
     # The ranking, tested directly.
@@ -174,7 +175,7 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
     """The rollout rows of the shown words of `sentences` (the held-out half)."""
     guesses: dict[str, list] = {"last_punct": [], "other_word": [], "sentence_mean": []}
     alike, alike_unit = [], []
-    ent, margin, sink, d_ent, d_margin, baseline, lengths = [], [], [], [], [], [], []
+    ent, margin, sink, d_ent, d_margin, baseline, lengths, full_base = [], [], [], [], [], [], [], []
     top_sink = top_self = 0
     rho, rho_unit, same_top, agree, agree_unit, chance, top_punct, agree_punct = [], [], [], [], [], [], [], []
     instrument_top = {(s, w): t for s, w, t in zip(alpha_rows.sentence, alpha_rows.word, alpha_rows.top_word)}
@@ -183,6 +184,7 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
         full = instrument.word_rows(rollout(alpha), wm)          # [n_words, K]
         rows = full[words]                                       # [n_shown, K]
         ent.extend(normalized_entropy(rows))
+        full_base.extend(half_on_one_entropy(rows.shape[-1]) for _ in words)
         top2 = np.sort(rows, axis=-1)[:, -2:]
         margin.extend(top2[:, 1] - top2[:, 0])
         top = rows.argmax(axis=-1)
@@ -244,6 +246,7 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
         displayed_median_top_margin=float(np.median(d_margin)),
         **_ci("displayed_median_top_margin", resampler.median(np.array(d_margin), np.array(agree_unit))),
         one_clear_word_entropy=float(np.median(base)),
+        one_clear_word_entropy_full=float(np.median(full_base)),
         median_other_words=int(np.median(lengths)),
         below_one_clear_word=int((de < base).sum()),
         drop_layer_spearman=float(np.median(rho)),

@@ -101,7 +101,9 @@ def sink_distribution(results: dict, model: str):
         x=alt.X("from:Q", bin="binned", title="sink share of the displayed row", axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
         x2="to:Q",
-        y=alt.Y("rows:Q", title="rows"),
+        # A symmetric-log count axis: the stop rule is about the few rows in the tail, which a
+        # linear axis draws as nothing beside the thousands near zero.
+        y=alt.Y("rows:Q", title="rows (log scale)", scale=alt.Scale(type="symlog")),
         color=alt.Color("lens:N", title="lens"),
         row=alt.Row("lens:N", title=None),
         tooltip=["lens:N", alt.Tooltip("from:Q", format=".0%"), alt.Tooltip("to:Q", format=".0%"), "rows:Q"],
@@ -164,7 +166,7 @@ def depth_sink(results: dict):
 
 def rollout_views(results: dict):
     """Rollout rows' normalized entropy, full row against the row as displayed, per model;
-    the dashed rule is a row of typical length with half its weight on one word."""
+    the dashed rules are a row of each view's typical length with half its weight on one word."""
     alt = _alt()
     panels = []
     for m in results["models"].values():
@@ -180,8 +182,10 @@ def rollout_views(results: dict):
             color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
             tooltip=["view:N", "rows:Q"],
         )
-        rule = alt.Chart(alt.Data(values=[{"entropy": m["rollout"]["one_clear_word_entropy"]}])).mark_rule(
-            color="gray", strokeDash=[4, 4]).encode(x="entropy:Q")
+        yardsticks = [{"entropy": m["rollout"]["one_clear_word_entropy_full"], "view": "full row"},
+                      {"entropy": m["rollout"]["one_clear_word_entropy"], "view": "displayed row (other words)"}]
+        rule = alt.Chart(alt.Data(values=yardsticks)).mark_rule(strokeDash=[4, 4]).encode(
+            x="entropy:Q", color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")))
         panels.append(alt.layer(bars, rule).properties(width=WIDTH, height=110))
     return alt.vconcat(*panels)
 
@@ -323,7 +327,8 @@ def sink_distribution_words(results: dict, num: Num, model: str) -> Words:
     )
     return Words(
         f"How much of each held-out displayed row of {_name(results, model)} goes to [CLS] and [SEP], one "
-        "panel per lens; each bar counts the rows in a 5-point band of sink share.",
+        "panel per lens; each bar counts the rows in a 5-point band of sink share, on a logarithmic count "
+        "axis so that the few rows in the tail show.",
         f"One histogram per lens, {num(f'{k}.alpha.n_rows', 'int')} rows each, sink share from 0 % to 100 %: "
         f"{per_lens}.",
     )
@@ -381,15 +386,16 @@ def depth_sink_words(results: dict, num: Num) -> Words:
 
 def rollout_views_words(results: dict, num: Num) -> Words:
     per_model = "; ".join(
-        f"{_name(results, k)}: full rows median {num(f'{k}.rollout.median_entropy', 'fixed:3')}, displayed rows "
-        f"median {num(f'{k}.rollout.displayed_median_entropy', 'fixed:3')}, against "
-        f"{num(f'{k}.rollout.one_clear_word_entropy', 'fixed:3')} for a row with half its weight on one word"
+        f"{_name(results, k)}: full rows median {num(f'{k}.rollout.median_entropy', 'fixed:3')} (against "
+        f"{num(f'{k}.rollout.one_clear_word_entropy_full', 'fixed:3')} for a row of their length with half its "
+        f"weight on one word), displayed rows median {num(f'{k}.rollout.displayed_median_entropy', 'fixed:3')} "
+        f"(against {num(f'{k}.rollout.one_clear_word_entropy', 'fixed:3')})"
         for k in results["models"]
     )
     return Words(
         "Normalized entropy of the rollout rows, one panel per model: the full row, and the row as the "
-        "instrument displays it (the other words only, renormalized); 1 is spread evenly. The dashed "
-        "line is a row of the same length with half its weight on one word.",
+        "instrument displays it (the other words only, renormalized); 1 is spread evenly. Each dashed "
+        "line, in its view's colour, is a row of that view's typical length with half its weight on one word.",
         f"Overlaid histograms of normalized entropy from 0.4 to 1. {per_model}.",
     )
 
