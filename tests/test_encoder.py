@@ -98,8 +98,10 @@ def test_reference_matches_oracle(ckpt, batch, ref):
 
 # MPNet's norms reach ~12, where 1e-5 is a few float32 steps: its own test, below.
 @pytest.mark.parametrize("ckpt", ["minilm-l6", "minilm-l3"], indirect=True)
-def test_activations_reference_matches_oracle(ckpt, batch):
-    """What the measurements read (alpha, ||v||, ||f||, hidden) from either implementation."""
+def test_activations_reference_matches_oracle(ckpt, study):
+    """What the measurements read (alpha, ||v||, ||f||, hidden) from either implementation,
+    on the tests' sentences and the whole corpus (a build re-runs the oracle on a sample)."""
+    batch = token_ids(ckpt, SENTENCES + list(study.sentences))
     refs, oras = activations.from_reference(ckpt, batch), activations.from_oracle(ckpt, batch)
     d = 0.0
     for r, o in zip(refs, oras):
