@@ -4,8 +4,8 @@
 a describer `(results, num, **args) -> Words`; a page asks for
 `chart("sink_scatter", model="l6")`, whose id is "sink_scatter/l6". Specs are built
 once per results (and per version of the site code) and cached, so a warm build never
-imports Altair. Data rides inline in the spec (counts, not rows, where a histogram
-would otherwise carry thousands); every field an encoding names must exist in the data
+imports Altair. Data rides in the spec, in its top-level `datasets` (counts, not rows,
+where a histogram would otherwise carry thousands); every field an encoding names must exist in the data
 or be made by a transform, or the build stops naming the chart and field.
 
 Words: each chart has a caption (shown under it) and a text alternative (read out in
@@ -16,6 +16,7 @@ like any number in the prose: one that moves fails the build.
 """
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass
 from typing import Callable
 
@@ -50,6 +51,24 @@ def _alt():
     return alt
 
 
+# The rows of the chart being built, by dataset name (see `_rows`); None: inline them.
+_DATASETS: contextvars.ContextVar[dict[str, list] | None] = contextvars.ContextVar("chart_datasets", default=None)
+
+
+def _rows(values: list[dict]):
+    """A chart's data. Altair validates and deep-copies inline rows value by value, which
+    is most of a data-heavy chart's cost; while `build` runs without validation the rows
+    go by name instead, and join the spec's top-level `datasets` (where Altair would put
+    them) once it is built."""
+    alt = _alt()
+    datasets = _DATASETS.get()
+    if datasets is None:
+        return alt.Data(values=values)
+    name = f"rows-{len(datasets)}"
+    datasets[name] = values
+    return alt.Data(name=name)
+
+
 def _test_rows(m: dict) -> list[int]:
     """Indices into a model's columnar rows of the held-out half's rows."""
     test = set(m["halves"]["test"])
@@ -66,7 +85,7 @@ def sink_scatter(results: dict, model: str):
          "lens": LENS_LABELS[lens], "word": rows["word"][i], "sentence": rows["sentence"][i]}
         for lens in ("value_norm", "output_norm") for i in _test_rows(m)
     ]
-    base = alt.Chart(alt.Data(values=data))
+    base = alt.Chart(_rows(data))
     points = base.mark_point(filled=True, opacity=0.4, size=14).encode(
         x=alt.X("alpha:Q", title="sink share under α", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
         y=alt.Y("norm:Q", title="sink share under the norm lens", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
@@ -74,10 +93,10 @@ def sink_scatter(results: dict, model: str):
         shape=alt.Shape("lens:N", title="lens"),  # not by colour alone
         tooltip=["word:N", "sentence:Q", alt.Tooltip("alpha:Q", format=".1%"), alt.Tooltip("norm:Q", format=".1%")],
     )
-    diagonal = alt.Chart(alt.Data(values=[{"a": 0.0}, {"a": 1.0}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
+    diagonal = alt.Chart(_rows([{"a": 0.0}, {"a": 1.0}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
         x="a:Q", y="a:Q"
     )
-    half = alt.Chart(alt.Data(values=[{"y": 0.5}])).mark_rule(color="firebrick", strokeDash=[2, 2]).encode(y="y:Q")
+    half = alt.Chart(_rows([{"y": 0.5}])).mark_rule(color="firebrick", strokeDash=[2, 2]).encode(y="y:Q")
     return (diagonal + half + points).properties(width=WIDTH, height=WIDTH * 0.75)
 
 
@@ -97,7 +116,7 @@ def sink_distribution(results: dict, model: str):
     idx = _test_rows(m)
     data = [{"from": b, "to": round(b + 0.05, 6), "rows": c, "lens": LENS_LABELS[lens]}
             for lens in LENS_LABELS for b, c in _binned([m["rows"][lens]["sink_share"][i] for i in idx], 0.05)]
-    return alt.Chart(alt.Data(values=data)).mark_bar(opacity=0.85).encode(
+    return alt.Chart(_rows(data)).mark_bar(opacity=0.85).encode(
         x=alt.X("from:Q", bin="binned", title="sink share of the displayed row", axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
         x2="to:Q",
@@ -134,7 +153,7 @@ def depth_ratio(results: dict):
 
 
 def _ratio_lines(alt, data, x, x_title):
-    lines = alt.Chart(alt.Data(values=data)).mark_line(point=True).encode(
+    lines = alt.Chart(_rows(data)).mark_line(point=True).encode(
         x=alt.X(x, title=x_title),
         y=alt.Y("median:Q", title="median norm ratio to a content token"),
         # Colour and dash both tell the lines apart (not colour alone); the legend shows
@@ -143,7 +162,7 @@ def _ratio_lines(alt, data, x, x_title):
         strokeDash=alt.StrokeDash("series:N", title=None),
         tooltip=["series:N", alt.Tooltip("median:Q", format=".2f")],
     )
-    one = alt.Chart(alt.Data(values=[{"y": 1.0}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="y:Q")
+    one = alt.Chart(_rows([{"y": 1.0}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="y:Q")
     return (one + lines).properties(width=WIDTH, height=300)
 
 
@@ -155,7 +174,7 @@ def depth_sink(results: dict):
          "model": m["checkpoint"].split("/")[-1], "lens": LENS_LABELS[s["lens"]]}
         for m in results["models"].values() for s in m["per_layer"]
     ]
-    return alt.Chart(alt.Data(values=data)).mark_line(point=True).encode(
+    return alt.Chart(_rows(data)).mark_line(point=True).encode(
         x=alt.X("depth:Q", title="relative depth (layer / number of layers)"),
         y=alt.Y("median:Q", title="median sink share, all heads", axis=alt.Axis(format="%")),
         color=alt.Color("model:N", legend=alt.Legend(symbolType="stroke")),
@@ -175,7 +194,7 @@ def rollout_views(results: dict):
                 for view, values in (("full row", m["rollout"]["entropies"]),
                                      ("displayed row (other words)", m["rollout"]["displayed_entropies"]))
                 for b, c in _binned(values, 0.02, 0.4, 1.0)]
-        bars = alt.Chart(alt.Data(values=data), title=name).mark_bar(opacity=0.7).encode(
+        bars = alt.Chart(_rows(data), title=name).mark_bar(opacity=0.7).encode(
             x=alt.X("from:Q", bin="binned", title="normalized entropy (1 = uniform)", scale=alt.Scale(domain=[0.4, 1])),
             x2="to:Q",
             y=alt.Y("rows:Q", title="rows", stack=None),
@@ -184,7 +203,7 @@ def rollout_views(results: dict):
         )
         yardsticks = [{"entropy": m["rollout"]["one_clear_word_entropy_full"], "view": "full row"},
                       {"entropy": m["rollout"]["one_clear_word_entropy"], "view": "displayed row (other words)"}]
-        rule = alt.Chart(alt.Data(values=yardsticks)).mark_rule(strokeDash=[4, 4]).encode(
+        rule = alt.Chart(_rows(yardsticks)).mark_rule(strokeDash=[4, 4]).encode(
             x="entropy:Q", color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")))
         panels.append(alt.layer(bars, rule).properties(width=WIDTH, height=110))
     return alt.vconcat(*panels)
@@ -196,13 +215,13 @@ def flip_shift(results: dict, model: str):
     f = results["models"][model]["flips"]["lenses"]["alpha"]
     data = [{"pair": i + 1, "share": p["toward_reader"] / f["n_heads"], "changed": p["changed"],
              "sentence": p["sentences"][1]} for i, p in enumerate(f["pairs"])]
-    dots = alt.Chart(alt.Data(values=data)).mark_circle(size=50, opacity=0.8).encode(
+    dots = alt.Chart(_rows(data)).mark_circle(size=50, opacity=0.8).encode(
         x=alt.X("pair:O", title="minimal pair", axis=alt.Axis(labels=False, ticks=False)),
         y=alt.Y("share:Q", title="share of heads moving toward the reader", scale=alt.Scale(domain=[0, 1]),
                 axis=alt.Axis(format="%")),
         tooltip=["pair:Q", "sentence:N", alt.Tooltip("share:Q", format=".0%"), "changed:Q"],
     )
-    half = alt.Chart(alt.Data(values=[{"y": 0.5}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="y:Q")
+    half = alt.Chart(_rows([{"y": 0.5}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="y:Q")
     return (half + dots).properties(width=WIDTH, height=220)
 
 
@@ -218,13 +237,13 @@ def flip_example(results: dict, model: str):
     data = [{"a": w[rb] - w[ra], "b": w[2 + rb] - w[2 + ra], "layer": f"layer {h // nh}" if h // nh == 0 else "layers 1+",
              "head": f"L{h // nh}H{h % nh}"} for h, w in enumerate(m["flips"]["example"])]
     lim = max(1e-6, *(max(abs(d["a"]), abs(d["b"])) for d in data))
-    points = alt.Chart(alt.Data(values=data)).mark_point(filled=True, size=45).encode(
+    points = alt.Chart(_rows(data)).mark_point(filled=True, size=45).encode(
         x=alt.X("a:Q", title="preference in sentence A", scale=alt.Scale(domain=[-lim, lim])),
         y=alt.Y("b:Q", title="preference in sentence B", scale=alt.Scale(domain=[-lim, lim])),
         color=alt.Color("layer:N", title=None), shape=alt.Shape("layer:N", title=None),
         tooltip=["head:N", alt.Tooltip("a:Q", format=".3f"), alt.Tooltip("b:Q", format=".3f")],
     )
-    diagonal = alt.Chart(alt.Data(values=[{"v": -lim}, {"v": lim}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
+    diagonal = alt.Chart(_rows([{"v": -lim}, {"v": lim}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
         x="v:Q", y="v:Q")
     return (diagonal + points).properties(width=WIDTH * 0.7, height=WIDTH * 0.7)
 
@@ -239,7 +258,7 @@ def _displayed(full: list[float], word: int) -> list[float]:
 
 def _grouped_bars(alt, data: list[dict], y_title: str):
     """Bars per column of a sentence, one per view, side by side."""
-    return alt.Chart(alt.Data(values=data)).mark_bar().encode(
+    return alt.Chart(_rows(data)).mark_bar().encode(
         x=alt.X("column:N", title=None, sort=None, axis=alt.Axis(labelAngle=-50, labelExpr="substring(datum.label, 3)")),
         y=alt.Y("weight:Q", title=y_title, axis=alt.Axis(format="%")),
         color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
@@ -288,7 +307,7 @@ def mutant_sinks(results: dict, model: str):
         for r in m["mutant"]["wrong_agg"]["rows"] if r["sentence"] in test
     ]
     top = max(1.0, *(d["wrong"] for d in data))
-    points = alt.Chart(alt.Data(values=data)).mark_point(filled=True, opacity=0.5, size=25).encode(
+    points = alt.Chart(_rows(data)).mark_point(filled=True, opacity=0.5, size=25).encode(
         x=alt.X("right:Q", title="sink share, instrument (mean rows, sum columns)", axis=alt.Axis(format="%")),
         y=alt.Y("wrong:Q", title="sink share, mutant (sum rows, mean columns)", axis=alt.Axis(format="%")),
         color=alt.Color("subwords:N", title="from-word"),
@@ -296,7 +315,7 @@ def mutant_sinks(results: dict, model: str):
         tooltip=["word:N", "sentence:Q", alt.Tooltip("right:Q", format=".1%"), alt.Tooltip("wrong:Q", format=".1%"),
                  alt.Tooltip("row_sum:Q", format=".3f", title="mutant row sums to")],
     )
-    diagonal = alt.Chart(alt.Data(values=[{"a": 0.0}, {"a": top}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
+    diagonal = alt.Chart(_rows([{"a": 0.0}, {"a": top}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
         x="a:Q", y="a:Q"
     )
     return (diagonal + points).properties(width=WIDTH, height=WIDTH * 0.75)
@@ -594,11 +613,17 @@ def build(results: dict, chart_id: str, validate: bool = False) -> dict:
     validation triples the cost of the data-heavy charts, so the build skips it; the
     test suite builds every real chart with it (validate=True)."""
     name, kwargs = _parse(results, chart_id)
-    spec = CHARTS[name][0](results, **kwargs).to_dict(validate=validate)
+    datasets: dict[str, list] = {}
+    token = _DATASETS.set(None if validate else datasets)
+    try:
+        spec = CHARTS[name][0](results, **kwargs).to_dict(validate=validate)
+    finally:
+        _DATASETS.reset(token)
+    if datasets:
+        spec["datasets"] = {**spec.get("datasets", {}), **datasets}
     check_fields(chart_id, spec)
     return spec
 
 
-@timing.stage("charts")
 def build_all(results: dict) -> dict[str, dict]:
     return {cid: build(results, cid) for cid in chart_ids(results)}
