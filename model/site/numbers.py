@@ -139,6 +139,10 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         p = f"{k}.sens.{v['id']}"
         _put(out, p, {name: v[name] for name in ("adopted", "survivors", "survivors_median_cls_ratio",
                                                  "survivors_cls_above_half")})
+        if v["choice"] in ("positional_threshold", "tie_tolerance"):  # the alternative's value, as a number
+            out[f"{p}.value"] = float(v["value"])
+        if v["heads"]:                                                # one head for every word: which
+            out[f"{p}.layer"], out[f"{p}.head"] = v["heads"]
         for field in ("median_sink", "above_50_share", "rows_above"):
             for lens, x in v[field].items():
                 out[f"{p}.{lens}.{field}"] = x
