@@ -24,6 +24,9 @@ from ..errors import UserError
 from ..instrument import LENS_LABELS
 
 WIDTH = 560
+# Single-colour marks take the site's first hues (docs/javascripts/charts.js, CATEGORY): they
+# keep 3:1 against both palettes' backgrounds.
+PALETTE = ("#2a84c8", "#d55e00")
 
 
 class ChartError(UserError, ValueError):
@@ -209,7 +212,8 @@ def punct_vs_sink(results: dict):
                  alt.Tooltip("hi:Q", format=".1%")])
     whiskers = base.mark_rule(color="black").encode(x="lo:Q", x2="hi:Q", y=y)
     return alt.layer(bars, whiskers, data=alt.Data(values=data)).properties(width=WIDTH * 0.7, height=50).facet(
-        row=alt.Row("model:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")))
+        row=alt.Row("model:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left"),
+                    sort=[_name(results, key) for key in results["models"]]))
 
 
 def rule_layers(results: dict, model: str):
@@ -220,10 +224,10 @@ def rule_layers(results: dict, model: str):
     sink = [{"layer": s["layer"], "median": s["stats"]["median_sink"]} for s in m["per_layer"] if s["lens"] == "alpha"]
     picks = [{"layer": layer, "rows": n} for layer, n in enumerate(m["summary"]["alpha"]["layer_picks"])]
     x = alt.X("layer:O", title="layer (from 0)", axis=alt.Axis(labelAngle=0))
-    top = alt.Chart(alt.Data(values=sink)).mark_bar(color="#8c6d31").encode(
+    top = alt.Chart(alt.Data(values=sink)).mark_bar(color=PALETTE[1]).encode(
         x=x, y=alt.Y("median:Q", title="median sink share, every head", axis=alt.Axis(format="%")),
         tooltip=["layer:O", alt.Tooltip("median:Q", format=".1%")]).properties(width=WIDTH * 0.7, height=140)
-    bottom = alt.Chart(alt.Data(values=picks)).mark_bar(color="#393b79").encode(
+    bottom = alt.Chart(alt.Data(values=picks)).mark_bar(color=PALETTE[0]).encode(
         x=x, y=alt.Y("rows:Q", title="rows the rule opens"),
         tooltip=["layer:O", "rows:Q"]).properties(width=WIDTH * 0.7, height=140)
     return alt.vconcat(top, bottom)
@@ -289,8 +293,10 @@ def sensitivity(results: dict):
             for key, m in results["models"].items() for i, v in enumerate(m["sensitivity"])]
     points = alt.Chart(alt.Data(values=data)).mark_point(size=70, filled=True, opacity=0.85).encode(
         x=alt.X("rows:Q", title=f"displayed rows above {results['stop_rule']['threshold']:.0%} under {LENS_LABELS[lens]} "
-                "(every row; symmetric log scale)", scale=alt.Scale(type="symlog")),
+                "(every row; symmetric log scale)", scale=alt.Scale(type="symlog"),
+                axis=alt.Axis(values=[0, 1, 3, 10, 30, 100, 300, 1000, 3000], format="d")),
         y=alt.Y("choice:N", title=None, sort=alt.EncodingSortField("order")),
+        yOffset=alt.YOffset("model:N"),  # the models side by side in a row: at zero they would hide each other
         color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
         shape=alt.Shape("verdict:N", title=None, legend=alt.Legend(orient="bottom")),
         tooltip=["model:N", "choice:N", "rows:Q", "verdict:N"],
