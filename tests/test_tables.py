@@ -177,7 +177,7 @@ def test_sensitivity_names_each_choice_with_its_cited_value_and_the_verdict():
     assert [row[0] for row in rows] == [
         "**registered**: positional above 80%, ties within 0.001, strongest arrow",
         "positional threshold 100% (no head excluded)", "tie tolerance 0.000 (exact ties only)",
-        "head rule: the most content (the least sink)", "head rule: one head for every word, L1H11",
+        "head rule: the most content (the least sink)", "head rule: one head for every word (under ‖α v‖: L1H11)",
         "punctuation counted as sink"]
     assert rows[3][1:] == ["23.0%", "2.0%", "3.0%", "30", "31", "yes"] and rows[0][-1] == "no"
     assert {"l6.sens.positional_1.value", "l6.sens.rule_one_head_for_all.head", "tie_tolerance"} <= set(r.cited)

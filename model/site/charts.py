@@ -623,7 +623,7 @@ def rollout_baselines_words(results: dict, num: Num) -> Words:
     )
     return Words(
         "How often each guess names the top word of the row the instrument shows (α, on the head it opens): the "
-        "word's own rollout row, three lazy guesses that know nothing of the word (the sentence's last punctuation "
+        "word's own rollout row, three lazy guesses that are the same or nearly for every word of a sentence (its last punctuation "
         "mark, another word's rollout row, the sentence's mean rollout row) and a word drawn at random; one panel "
         f"per model, held-out rows, black lines the {num('bootstrap.level', 'pct:0')} intervals over sentences.",
         f"Horizontal bar charts, shares from 0 % to 100 %. {per_model}.",

@@ -349,7 +349,8 @@ def _choice(r, model: str, v: dict) -> str:
     if v["value"] == "largest_content_mass":
         return "head rule: the most content (the least sink)"
     if v["value"] == "one_head_for_all":
-        return f"head rule: one head for every word, L{r.cite(f'{p}.layer', 'int')}H{r.cite(f'{p}.head', 'int')}"
+        lens = LENS_LABELS[r.results["stop_rule"]["lenses"][0]]  # each lens has its own; the table shows this one's
+        return f"head rule: one head for every word (under {lens}: L{r.cite(f'{p}.layer', 'int')}H{r.cite(f'{p}.head', 'int')})"
     if v["choice"] == "punctuation_as_sink":
         return "punctuation counted as sink"
     raise ValueError(f"sensitivity variant {v['id']!r} has no words in tables._choice")
