@@ -26,6 +26,7 @@ class SelfChecks:
     unit_norms_tolerance: float       # AGREE, published with the verdict it decides
     cls_zero_median_sink: float       # value_norm lens with ||v_CLS|| = 0, held-out half
     cls_zero_moves: bool
+    cls_zero_rows_above: int          # ... the stop rule's count: every displayed row above its threshold
     oracle_sentences: int             # how many sentences the oracle re-ran
     oracle_max_abs_alpha: float       # reference vs oracle
     oracle_max_abs_hidden: float
@@ -69,7 +70,9 @@ def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int
     zeroed = corpus_rows(corpus.toks, corpus.acts, zero_cls)
     excluded = positional_heads(zeroed, "value_norm", study.positional_threshold, halves["fit"])
     test = rows["alpha"].where(halves["test"])
-    zero_median = float(np.median(displayed(zeroed, "value_norm", excluded, study.tie_tolerance).sink[test]))
+    zero_rows = displayed(zeroed, "value_norm", excluded, study.tie_tolerance)
+    zero_median = float(np.median(zero_rows.sink[test]))
+    zero_above = int((zero_rows.sink > study.stop_rule.threshold).sum())
     medians = [float(np.median(rows[lens].sink[test])) for lens in ("alpha", "value_norm")]
 
     # 3. The oracle re-runs everything from its own forward pass.
@@ -88,6 +91,7 @@ def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int
         unit_norms_tolerance=AGREE,
         cls_zero_median_sink=zero_median,
         cls_zero_moves=zero_median not in medians,
+        cls_zero_rows_above=zero_above,
         oracle_sentences=len(oracle_sentences),
         oracle_max_abs_alpha=max(float(np.abs(corpus.acts[i].alpha - o.alpha).max()) for i, o in zip(oracle_sentences, o_acts)),
         oracle_max_abs_hidden=max(float(np.abs(corpus.acts[i].hidden - o.hidden).max()) for i, o in zip(oracle_sentences, o_acts)),

@@ -133,6 +133,7 @@ class ModelResults:
     tokens_per_word: float                             # the tokenizer's tokens per word, over the corpus
     halves: dict[str, list[int]]                       # "fit", "test" -> sentence indices
     positional_heads: dict[str, list[list[int]]]       # lens -> [layer, head] pairs never opened
+    positional_heads_held_out: dict[str, list[list[int]]]  # the same, fitted on the held-out half instead
     summary: dict[str, stats.LensSummary]              # lens -> the held-out half's headline
     by_half: dict[str, dict[str, stats.SinkStats]]     # "fit"/"test"/"all" -> lens -> stats
     per_layer: list[stats.LayerStats]                  # rule-free, held-out half
@@ -243,6 +244,8 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
         tokens_per_word=float(sum(t.n_tokens - 2 for t in corpus.toks) / sum(len(t.words) for t in corpus.toks)),
         halves=halves,
         positional_heads={lens: np.argwhere(excluded[lens]).tolist() for lens in LENSES},
+        positional_heads_held_out={lens: np.argwhere(positional_heads(corpus, lens, study.positional_threshold, test)).tolist()
+                                   for lens in LENSES},
         summary=stats.summaries(corpus, rows, same_head, predicted, global_pred, test, resampler["test"], L),
         by_half={half: {lens: stats.sink_stats(corpus, rows[lens], idx, resampler.get(half)) for lens in LENSES}
                  for half, idx in sets.items()},

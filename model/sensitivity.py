@@ -21,6 +21,9 @@ from .instrument import LENSES
 from .study import Study
 
 
+CLS_LONG = 0.5   # a [CLS] vector at least half as long as the mean content token's is hardly discounted
+
+
 @dataclass
 class Variant:
     choice: str                     # "registered", "positional_threshold", "tie_tolerance", ...
@@ -31,6 +34,7 @@ class Variant:
     adopted: bool                   # the registered stop rule's verdict on these rows
     survivors: int                  # held-out rows above the threshold under the first stop-rule lens
     survivors_median_cls_ratio: float | None = None  # their own sentence-and-head [CLS] norm ratio
+    survivors_cls_above_half: float | None = None    # share of them whose own [CLS] ratio is above 0.5
     heads: list[int] = field(default_factory=list)   # one_head_for_all: the head, [layer, head]
     id: str = ""                    # its name in the numbers' keys: "registered", "positional_0p7", ...
 
@@ -59,6 +63,9 @@ def _variant(corpus: Corpus, rows: dict[str, Displayed], study: Study, choice: s
         adopted=any(n <= rule.max_rows_above for n in above.values()),
         survivors=int(survive.size),
         survivors_median_cls_ratio=float(np.median(ratios)) if ratios else None,
+        # A share moves by the rows that change; the median can jump between the survivors
+        # on heads that discount [CLS] and those that hardly do (study.yml, added later).
+        survivors_cls_above_half=float(np.mean(np.array(ratios) > CLS_LONG)) if ratios else None,
     )
 
 

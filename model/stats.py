@@ -115,6 +115,7 @@ class LensSummary:
     heavy_rows: int                             # rows with more than 90 % on the sink under alpha
     heavy_heads: list[list[int]]                # [layer, head, rows] of those rows' heads (this lens's)
     punct_heads: list[list[int]]                # [layer, head, rows] holding the rows more than half on punctuation
+    sink_heads: list[list[int]]                 # [layer, head, rows] holding the rows more than half on the sink
     sep_fraction_of_sink: float                 # of all displayed sink mass, the part on [SEP]
     worst: dict                                 # the worst row: sentence, word_index, layer, head,
                                                 # content_mass, top_word, top_weight
@@ -194,6 +195,7 @@ def summaries(corpus: Corpus, rows: dict[str, Displayed], same_head: dict[str, n
             heavy_rows=int(heavy.sum()),
             heavy_heads=heads_of(heavy),
             punct_heads=heads_of(d.punct[m] > 0.5),
+            sink_heads=heads_of(sink > 0.5),
             sep_fraction_of_sink=float(d.sep[m].sum() / sink.sum()),
             worst=_row(corpus, d, int(np.flatnonzero(m)[np.argmax(sink)])),
         )

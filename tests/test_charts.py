@@ -106,6 +106,76 @@ def test_the_sink_distribution_carries_the_held_out_rows():
     assert alpha == {0.1: 2, 0.9: 1}                                   # sentence 1 is in the fit half
 
 
+def _rows(sink, predicted):
+    return {"sentence": [0, 0, 1, 2], "word": list("abcd"), "value_norm": {"sink_share": sink, "predicted_sink": predicted}}
+
+
+def test_the_survival_prediction_draws_each_models_held_out_rows():
+    results = {"stop_rule": {"threshold": 0.5}, "models": {
+        "l6": {"checkpoint": "x/six", "halves": {"test": [0, 2], "fit": [1]}, "rows": _rows([0.9, 0.1, 0.6, 0.2], [0.8, 0.1, 0.3, 0.2])},
+        "l3": {"checkpoint": "x/three", "halves": {"test": [1], "fit": [0, 2]}, "rows": _rows([0.9, 0.1, 0.6, 0.2], [0.8, 0.1, 0.3, 0.2])}}}
+    spec = resolved(charts.build(results, "survival_prediction"))
+    panels = spec["hconcat"]
+    assert [p["layer"][2]["title"] for p in panels] == ["six", "three"]
+    l6 = panels[0]["layer"][2]
+    assert [(d["p"], d["o"], d["word"]) for d in l6["data"]["values"]] == [(0.8, 0.9, "a"), (0.1, 0.1, "b"), (0.2, 0.2, "d")]
+    assert "datum.o > 0.5" in l6["transform"][0]["calculate"]            # the stop rule's threshold, from the results
+    assert [d["word"] for d in panels[1]["layer"][2]["data"]["values"]] == ["c"]
+
+
+def _variant(id_, choice, value, rows, adopted):
+    return {"id": id_, "choice": choice, "value": value, "heads": [], "rows_above": {"value_norm": rows}, "adopted": adopted}
+
+
+def test_the_sensitivity_chart_plots_the_stop_rules_count_per_choice():
+    results = {"stop_rule": {"lenses": ["value_norm"], "threshold": 0.5, "max_rows_above": 0}, "models": {"l6": {
+        "checkpoint": "x/six", "sensitivity": [_variant("registered", "registered", "", 102, False),
+                                               _variant("ties_0", "tie_tolerance", "0", 100, False),
+                                               _variant("rule_largest_content_mass", "head_rule", "largest_content_mass", 0, True)]}}}
+    spec = resolved(charts.build(results, "sensitivity"))
+    data = spec["layer"][1]["data"]["values"]
+    assert [(d["choice"], d["rows"], d["verdict"]) for d in data] == [
+        ("registered rule", 102, "not adopted"), ("tie tolerance 0", 100, "not adopted"),
+        ("the most content (least sink)", 0, "adopted")]
+    assert spec["layer"][0]["data"]["values"] == [{"x": 0}]               # the rule adopts at max_rows_above
+    words = charts.describe(results, "sensitivity", lambda k, f: k)
+    assert "adopted only under: the most content (least sink)" in words.alt
+    assert "l6.sens.registered.value_norm.rows_above" in words.alt and "l6.sens.rule_largest_content_mass.value_norm.rows_above" in words.alt
+
+
+def test_the_rollout_baselines_chart_has_every_guess_and_its_interval():
+    ro = {"agrees_with_instrument": 0.3, "baseline_last_punct": 0.1, "baseline_other_word": 0.2, "baseline_sentence_mean": 0.25,
+          "chance_agreement": 0.05, "best_baseline": "sentence_mean"}
+    ro |= {f"{k}_lo": v - 0.01 for k, v in list(ro.items()) if k.startswith(("agrees", "baseline_"))}
+    ro |= {f"{k}_hi": v + 0.01 for k, v in list(ro.items()) if k.startswith(("agrees", "baseline_")) and not k.endswith("_lo")}
+    spec = resolved(charts.build({"models": {"l6": {"checkpoint": "x/six", "rollout": ro}}}, "rollout_baselines"))
+    panel = spec["vconcat"][0]
+    # Altair lifts data that layers share to their parent: read it where it ended up.
+    data = next(node["data"]["values"] for node in (panel["layer"][0], panel, spec) if "data" in node)
+    assert [(d["share"], d["kind"]) for d in data] == [(0.3, "rollout, this word"), (0.1, "lazy guess"), (0.2, "lazy guess"),
+                                                       (0.25, "lazy guess"), (0.05, "lazy guess")]
+    assert data[0]["lo"] == pytest.approx(0.29) and data[4]["lo"] == data[4]["hi"] == 0.05   # chance: no interval
+
+
+def test_rule_layers_draws_alphas_layers_and_picks():
+    m = {"checkpoint": "x/six", "n_layers": 2, "summary": {"alpha": {"layer_picks": [3, 7]}},
+         "per_layer": [{"layer": 0, "lens": "alpha", "stats": {"median_sink": 0.1}}, {"layer": 0, "lens": "value_norm", "stats": {"median_sink": 0.9}},
+                       {"layer": 1, "lens": "alpha", "stats": {"median_sink": 0.4}}]}
+    spec = resolved(charts.build({"models": {"l6": m}}, "rule_layers/l6"))
+    assert spec["vconcat"][0]["data"]["values"] == [{"layer": 0, "median": 0.1}, {"layer": 1, "median": 0.4}]
+    assert spec["vconcat"][1]["data"]["values"] == [{"layer": 0, "rows": 3}, {"layer": 1, "rows": 7}]
+    words = charts.describe({"models": {"l6": m}}, "rule_layers/l6", lambda k, f: k)
+    assert "lowest in layer 0 (l6.layer0.alpha.median_sink)" in words.alt and "opens layer 1 most often" in words.alt
+
+
+def test_the_mutant_chart_draws_every_row_of_the_corpus():
+    rows = [{"sink_share": 0.1 * i, "wrong_sink_share": 0.1 * i, "wrong_row_sum": 1.0, "word": "w", "n_subwords": 1 + i % 2,
+             "sentence": i} for i in range(4)]
+    spec = resolved(charts.build({"models": {"l6": {"halves": {"test": [0], "fit": [1, 2, 3]},
+                                                    "mutant": {"wrong_agg": {"rows": rows}}}}}, "mutant_sinks/l6"))
+    assert len(spec["layer"][1]["data"]["values"]) == 4                    # both halves: the table counts them all
+
+
 @pytest.fixture(scope="module")
 def session_charts(session_cache, session_results):
     """Every chart of the real results, built once into the session's cache."""

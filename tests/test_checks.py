@@ -34,6 +34,8 @@ def test_the_self_checks_hold_on_the_real_model(small_measured):
     c = small_measured.results.checks
     assert c.unit_norms_agree and c.unit_norms_max_diff < checks.AGREE
     assert c.cls_zero_moves and c.cls_zero_median_sink < small_measured.results.summary["value_norm"].stats.median_sink
+    registered = next(v for v in small_measured.results.verdicts if v.lens == "value_norm")
+    assert 0 <= c.cls_zero_rows_above < registered.rows_above    # with no [CLS] left, fewer rows keep half
     assert c.oracle_sentences == 12
     assert max(c.oracle_max_abs_alpha, c.oracle_max_abs_hidden, c.oracle_max_abs_sink) < 1e-5
     assert c.oracle_same_heads

@@ -111,6 +111,7 @@ def test_the_head_rule_is_fitted_on_one_half_and_the_statistics_read_on_the_othe
     assert study.halves == {"fit": [0], "test": [1]}
     r = measure.measure_model(ckpt, study, "hand").results
     assert r.positional_heads == {lens: [[0, 0]] for lens in LENSES}
+    assert r.positional_heads_held_out == {lens: [] for lens in LENSES}   # fitted on "e": nothing is positional
     assert r.summary["alpha"].stats.n_rows == 4 and r.summary["alpha"].stats.n_sentences == 1
     assert r.by_half["fit"]["alpha"].n_rows == r.by_half["test"]["alpha"].n_rows == 4
     assert r.verdicts[0].n_rows == 8                      # the stop rule reads every displayed row

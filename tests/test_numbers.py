@@ -141,6 +141,11 @@ def test_the_real_results_flatten_to_the_documented_keys(session_results):
     assert n["n_sentences"] == len(results["sentences"]) and n["sentence.0"] == results["sentences"][0]
     assert n["l6.verdict.value_norm.share_above"] == pytest.approx(
         n["l6.verdict.value_norm.rows_above"] / n["l6.verdict.value_norm.n_rows"])
+    for k, m in results["models"].items():                     # the positional heads, fitted on either half
+        same = sorted(m["positional_heads_held_out"]["alpha"]) == sorted(m["positional_heads"]["alpha"])
+        assert n[f"{k}.alpha.positional_same_either_half"] is same
+        heads = m["summary"]["value_norm"]["sink_heads"]
+        assert [n[f"{k}.value_norm.sink_head0.{f}"] for f in ("layer", "head", "rows")] == heads[0]
     tree = numbers.nested(n)                                   # no key is both a number and a prefix
     assert tree["l6"]["alpha"]["median_sink"] == s["median_sink"]
 

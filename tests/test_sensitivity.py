@@ -49,6 +49,24 @@ def test_the_registered_rule_opens_the_sink_heavy_head_and_fails(case):
     assert r.median_sink["alpha"] == pytest.approx(0.6) and r.survivors == 3   # "e", "g", "h"
 
 
+def test_the_survivors_share_of_long_cls_vectors(case):
+    # Every norm is 1 here: each survivor's own [CLS] ratio is 1, above CLS_LONG (0.5).
+    assert case["registered"].survivors_cls_above_half == 1.0
+    assert case["positional_1"].survivors == 0 and case["positional_1"].survivors_cls_above_half is None
+
+
+def test_the_survivors_share_reads_the_threshold(monkeypatch):
+    monkeypatch.setattr(sensitivity, "CLS_LONG", 1.5)
+    corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, two_heads(NEXT_DOOR, TWO_AWAY)),
+                         hand_sentence(["e", ",", "g", "h"], SINGLE, two_heads(TWO_AWAY, TO_COMMA)))
+    study = Study(Path("s.yml"), Path("c.tsv"), ("a", "e"), ("r", "r"), (), StopRule(("value_norm",), 0.5, 0),
+                  0.8, 1e-3, Bootstrap(50, 0, 0.95))
+    excluded = {lens: positional_heads(corpus, lens, 0.8, [0]) for lens in LENSES}
+    rows = {lens: displayed(corpus, lens, excluded[lens], 1e-3) for lens in LENSES}
+    (registered,) = sensitivity.variants(corpus, rows, excluded, study, n_heads=2)
+    assert registered.survivors == 3 and registered.survivors_cls_above_half == 0.0
+
+
 def test_no_positional_heads_opens_the_light_head_and_passes(case):
     v = case["positional_1"]
     assert v.rows_above == {"value_norm": 0} and v.adopted and v.median_sink["alpha"] == pytest.approx(0.2)

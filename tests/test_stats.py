@@ -121,6 +121,8 @@ def test_summaries_explain_the_rows_that_stay_above_half():
     assert v.above_50_predicted_global == 4
     assert v.above_50_heads == [[0, 0, 4]]
     assert summaries(1.0)["value_norm"].above_50_heads is None     # no row above half: nothing to explain
+    # The heads holding the rows above half, for every lens (alpha's 0.3 rows: none).
+    assert v.sink_heads == [[0, 0, 4]] and summaries(3.0)["alpha"].sink_heads == []
 
 
 def test_near_ties_count_the_rows_whose_gap_is_under_the_tolerance():

@@ -140,3 +140,79 @@ def test_every_table_renders_over_the_real_results_and_cites_only_real_numbers(r
             out = real.render("evidence/x.md", f'{{{{ table("{name}"{", " + call if call else ""}) }}}}')
             assert out.text.count("|") > 4, name
             assert out.citations and all(c.key in real.numbers for c in out.citations), name
+
+
+# -- the second review's tables: sensitivity, near-ties, rollout's lazy guesses ----------------------
+
+def _variant(id_, choice, value="", heads=()):
+    return {"id": id_, "choice": choice, "value": value, "heads": list(heads)}
+
+
+SENSITIVITY = [_variant("registered", "registered"), _variant("positional_1", "positional_threshold", "1"),
+               _variant("ties_0", "tie_tolerance", "0"), _variant("rule_largest_content_mass", "head_rule", "largest_content_mass"),
+               _variant("rule_one_head_for_all", "head_rule", "one_head_for_all", (1, 11)),
+               _variant("punct_as_sink", "punctuation_as_sink", "yes")]
+
+
+def _sensitivity_values():
+    values = {"positional_threshold": 0.8, "tie_tolerance": 1e-3, "l6.sens.positional_1.value": 1.0,
+              "l6.sens.ties_0.value": 0.0, "l6.sens.rule_one_head_for_all.layer": 1, "l6.sens.rule_one_head_for_all.head": 11}
+    for k, v in enumerate(SENSITIVITY):
+        p = f"l6.sens.{v['id']}"
+        values |= {f"{p}.alpha.median_sink": 0.2 + k / 100, f"{p}.value_norm.median_sink": 0.02, f"{p}.value_norm.above_50_share": 0.01 * k,
+                   f"{p}.value_norm.rows_above": 10 * k, f"{p}.output_norm.rows_above": 10 * k + 1, f"{p}.adopted": k == 3,
+                   f"{p}.survivors": 0 if k == 3 else 5, f"{p}.survivors_median_cls_ratio": 0.5,
+                   f"{p}.survivors_cls_above_half": 0.4}
+    return values
+
+
+def _sensitivity_recorder(variants=SENSITIVITY):
+    return Recorder(_sensitivity_values(), {"stop_rule": {"lenses": ["value_norm", "output_norm"]},
+                                            "models": {"l6": {"sensitivity": variants}}})
+
+
+def test_sensitivity_names_each_choice_with_its_cited_value_and_the_verdict():
+    r = _sensitivity_recorder()
+    rows = cells(tables.sensitivity(r, "l6"))
+    assert [row[0] for row in rows] == [
+        "**registered**: positional above 80%, ties within 0.001, strongest arrow",
+        "positional threshold 100% (no head excluded)", "tie tolerance 0.000 (exact ties only)",
+        "head rule: the most content (the least sink)", "head rule: one head for every word (under ‖α v‖: L1H11)",
+        "punctuation counted as sink"]
+    assert rows[3][1:] == ["23.0%", "2.0%", "3.0%", "30", "31", "yes"] and rows[0][-1] == "no"
+    assert {"l6.sens.positional_1.value", "l6.sens.rule_one_head_for_all.head", "tie_tolerance"} <= set(r.cited)
+    survivors = cells(tables.sensitivity_survivors(r, "l6"))
+    assert survivors[3][1:] == ["0", "—", "—"] and survivors[0][1:] == ["5", "0.50×", "40%"]
+
+
+def test_an_unknown_sensitivity_choice_is_named():
+    r = _sensitivity_recorder([_variant("new_idea", "something_else", "x")])
+    with pytest.raises(ValueError, match="'new_idea' has no words"):
+        tables.sensitivity(r, "l6")
+
+
+def test_near_ties_per_model_and_lens():
+    values = {"tie_tolerance": 1e-3, "l6.checkpoint": "mini", "l6.n_layers": 6}
+    for k, lens in enumerate(LENSES):
+        p = f"l6.{lens}.near_ties"
+        values |= {f"{p}.n_rows": 100, f"{p}.below_tolerance": 10 + k, f"{p}.below_tolerance_share": (10 + k) / 100,
+                   f"{p}.below_tenth": k, f"{p}.below_tenth_share": k / 100}
+    rows = cells(tables.near_ties(Recorder(values, {"models": {"l6": {}}})))
+    assert rows[1][1:] == ["‖α v‖", "100", "11", "11.0%", "1", "1.0%"]
+    assert len(rows) == len(LENSES)
+
+
+def _rollout_values(specific_lo):
+    values = {"l6.checkpoint": "mini", "l6.n_layers": 6, "l6.rollout.chance_agreement": 0.05}
+    for k, name in enumerate(["agrees_with_instrument", "baseline_last_punct", "baseline_other_word", "baseline_sentence_mean"]):
+        values |= {f"l6.rollout.{name}": 0.1 + k / 100, f"l6.rollout.{name}_lo": 0.05, f"l6.rollout.{name}_hi": 0.2}
+    return values | {"l6.rollout.word_specific": 0.0, "l6.rollout.word_specific_lo": specific_lo, "l6.rollout.word_specific_hi": 0.0}
+
+
+def test_rollout_baselines_beside_the_words_own_row():
+    r = Recorder(_rollout_values(0.0), {"models": {"l6": {}}, "bootstrap": {"level": 0.95}})
+    (row,) = cells(tables.rollout_baselines(r))
+    # A paired difference of exactly zero is a result: its interval is printed, not "none seen".
+    assert row[1:] == ["10.0%", "11.0%", "12.0%", "13.0%", "5.0%", "0.0 pp", "0.0–0.0 pp"]
+    (row,) = cells(tables.rollout_baselines(Recorder(_rollout_values(-0.01), r.results), intervals=True))
+    assert row[1:3] == ["10.0%", "5.0–20.0%"] and row[-1] == "-1.0–0.0 pp" and len(row) == 12

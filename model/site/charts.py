@@ -25,6 +25,9 @@ from ..errors import UserError
 from ..instrument import LENS_LABELS
 
 WIDTH = 560
+# Single-colour marks take the site's first hues (docs/javascripts/charts.js, CATEGORY): they
+# keep 3:1 against both palettes' backgrounds.
+PALETTE = ("#2a84c8", "#d55e00")
 
 
 class ChartError(UserError, ValueError):
@@ -209,6 +212,147 @@ def rollout_views(results: dict):
     return alt.vconcat(*panels)
 
 
+def punct_vs_sink(results: dict):
+    """Per model: the share of held-out displayed rows (α) that give more than half to
+    [CLS] + [SEP], beside the share that give more than half to punctuation, with intervals."""
+    alt = _alt()
+    data = []
+    for key, m in results["models"].items():
+        s = m["summary"]["alpha"]["stats"]
+        for order, (field, what) in enumerate((("above_50_share", "[CLS] + [SEP]"), ("punct_above_50_share", "punctuation"))):
+            data.append({"model": _name(results, key), "what": what, "order": order, "share": s[field],
+                         "lo": s[f"{field}_lo"], "hi": s[f"{field}_hi"]})
+    base = alt.Chart()  # the data sits at the top, where a facet needs it
+    y = alt.Y("what:N", title=None, sort=alt.EncodingSortField("order"))
+    bars = base.mark_bar(opacity=0.85).encode(
+        x=alt.X("share:Q", title="held-out displayed rows giving it more than half (α)", axis=alt.Axis(format="%")),
+        y=y, color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom")),
+        tooltip=["model:N", "what:N", alt.Tooltip("share:Q", format=".1%"), alt.Tooltip("lo:Q", format=".1%"),
+                 alt.Tooltip("hi:Q", format=".1%")])
+    whiskers = base.mark_rule(color="black").encode(x="lo:Q", x2="hi:Q", y=y)
+    return alt.layer(bars, whiskers, data=_rows(data)).properties(width=WIDTH * 0.7, height=50).facet(
+        row=alt.Row("model:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left"),
+                    sort=[_name(results, key) for key in results["models"]]))
+
+
+def rule_layers(results: dict, model: str):
+    """Per layer: the median sink share of every head's rows (α, held-out half), above the
+    number of displayed rows the head rule opens in that layer."""
+    alt = _alt()
+    m = results["models"][model]
+    sink = [{"layer": s["layer"], "median": s["stats"]["median_sink"]} for s in m["per_layer"] if s["lens"] == "alpha"]
+    picks = [{"layer": layer, "rows": n} for layer, n in enumerate(m["summary"]["alpha"]["layer_picks"])]
+    x = alt.X("layer:O", title="layer (from 0)", axis=alt.Axis(labelAngle=0))
+    top = alt.Chart(_rows(sink)).mark_bar(color=PALETTE[1]).encode(
+        x=x, y=alt.Y("median:Q", title="median sink share, every head", axis=alt.Axis(format="%")),
+        tooltip=["layer:O", alt.Tooltip("median:Q", format=".1%")]).properties(width=WIDTH * 0.7, height=140)
+    bottom = alt.Chart(_rows(picks)).mark_bar(color=PALETTE[0]).encode(
+        x=x, y=alt.Y("rows:Q", title="rows the rule opens"),
+        tooltip=["layer:O", "rows:Q"]).properties(width=WIDTH * 0.7, height=140)
+    return alt.vconcat(top, bottom)
+
+
+def survival_prediction(results: dict):
+    """Each held-out displayed row under ‖α v‖, one panel per model: the sink share the
+    formula predicts (the lens with every content token's norm set to their mean; x)
+    against the share the lens gives (y). A row lies on the diagonal when the content it
+    attends carries vectors of average length."""
+    alt = _alt()
+    threshold = results["stop_rule"]["threshold"]
+    panels = []
+    for key, m in results["models"].items():
+        rows, lens = m["rows"], m["rows"]["value_norm"]
+        # Short field names, the label made in the browser: 3 x 2458 rows ride inline.
+        data = [{"p": round(lens["predicted_sink"][i], 3), "o": round(lens["sink_share"][i], 3),
+                 "word": rows["word"][i], "s": rows["sentence"][i]} for i in _test_rows(m)]
+        axis = dict(scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%", tickCount=5))
+        points = alt.Chart(_rows(data), title=_name(results, key)).transform_calculate(
+            row=f"datum.o > {threshold} ? 'above half under ‖α v‖' : 'at or below half'"
+        ).mark_point(filled=True, opacity=0.5, size=12).encode(
+            x=alt.X("p:Q", title="predicted sink share", **axis),
+            y=alt.Y("o:Q", title="sink share under ‖α v‖", **axis),
+            color=alt.Color("row:N", title=None, legend=alt.Legend(orient="bottom")),
+            shape=alt.Shape("row:N", title=None, legend=alt.Legend(orient="bottom")),  # not by colour alone
+            tooltip=["word:N", alt.Tooltip("s:Q", title="sentence"), alt.Tooltip("p:Q", format=".1%", title="predicted"),
+                     alt.Tooltip("o:Q", format=".1%", title="under ‖α v‖")],
+        )
+        diagonal = alt.Chart(_rows([{"a": 0.0}, {"a": 1.0}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
+            x="a:Q", y="a:Q")
+        half = alt.Chart(_rows([{"y": threshold}])).mark_rule(color="firebrick", strokeDash=[2, 2]).encode(y="y:Q")
+        panels.append(alt.layer(diagonal, half, points).properties(width=WIDTH / 3 - 20, height=WIDTH / 3 - 20))
+    return alt.hconcat(*panels)
+
+
+def _variant_label(v: dict) -> str:
+    """A sensitivity variant, as an axis label (the same on every model's panel)."""
+    if v["choice"] == "positional_threshold":
+        return f"positional threshold {float(v['value']):.0%}" + (" (none)" if float(v["value"]) >= 1 else "")
+    if v["choice"] == "tie_tolerance":
+        return f"tie tolerance {float(v['value']):g}"
+    return {"registered": "registered rule", "largest_content_mass": "the most content (least sink)",
+            "one_head_for_all": "one head for every word", "punctuation_as_sink": "punctuation as sink"}.get(
+        v["choice"] if v["choice"] != "head_rule" else v["value"], v["id"])
+
+
+def _fewest(m: dict, lens: str) -> str:
+    return min(m["sensitivity"][1:], key=lambda v: v["rows_above"][lens])["id"]
+
+
+def _most(m: dict, lens: str) -> str:
+    return max(m["sensitivity"][1:], key=lambda v: v["rows_above"][lens])["id"]
+
+
+def sensitivity(results: dict):
+    """Per model and alternative choice: the stop rule's count, displayed rows of the whole
+    corpus above the threshold under the first stop-rule lens. The rule adopts at zero."""
+    alt = _alt()
+    lens = results["stop_rule"]["lenses"][0]
+    data = [{"model": _name(results, key), "choice": _variant_label(v), "order": i, "rows": v["rows_above"][lens],
+             "verdict": "adopted" if v["adopted"] else "not adopted"}
+            for key, m in results["models"].items() for i, v in enumerate(m["sensitivity"])]
+    points = alt.Chart(_rows(data)).mark_point(size=70, filled=True, opacity=0.85).encode(
+        x=alt.X("rows:Q", title=f"displayed rows above {results['stop_rule']['threshold']:.0%} under {LENS_LABELS[lens]} "
+                "(every row; symmetric log scale)", scale=alt.Scale(type="symlog"),
+                axis=alt.Axis(values=[0, 1, 3, 10, 30, 100, 300, 1000, 3000], format="d")),
+        y=alt.Y("choice:N", title=None, sort=alt.EncodingSortField("order")),
+        yOffset=alt.YOffset("model:N"),  # the models side by side in a row: at zero they would hide each other
+        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
+        shape=alt.Shape("verdict:N", title=None, legend=alt.Legend(orient="bottom")),
+        tooltip=["model:N", "choice:N", "rows:Q", "verdict:N"],
+    )
+    bar = alt.Chart(_rows([{"x": results["stop_rule"]["max_rows_above"]}])).mark_rule(
+        color="firebrick", strokeDash=[2, 2]).encode(x="x:Q")
+    return (bar + points).properties(width=WIDTH * 0.7, height=260)
+
+
+ROLLOUT_GUESSES = {"agrees_with_instrument": "the word's own rollout row", "baseline_last_punct": "last punctuation mark",
+                   "baseline_other_word": "another word's rollout row", "baseline_sentence_mean": "the sentence's mean row",
+                   "chance_agreement": "a word drawn at random"}
+
+
+def rollout_baselines(results: dict):
+    """Per model: how often each guess names the instrument's top word, with its interval
+    (a random draw has none: it is an expectation)."""
+    alt = _alt()
+    panels = []
+    for key, m in results["models"].items():
+        ro = m["rollout"]
+        data = [{"guess": label, "order": i, "share": ro[k], "lo": ro.get(f"{k}_lo", ro[k]), "hi": ro.get(f"{k}_hi", ro[k]),
+                 "kind": "rollout, this word" if i == 0 else "lazy guess"}
+                for i, (k, label) in enumerate(ROLLOUT_GUESSES.items())]
+        base = alt.Chart(_rows(data), title=_name(results, key))
+        y = alt.Y("guess:N", title=None, sort=alt.EncodingSortField("order"))
+        bars = base.mark_bar(opacity=0.8).encode(
+            x=alt.X("share:Q", title="rows whose top word is the instrument's", scale=alt.Scale(domain=[0, 1]),
+                    axis=alt.Axis(format="%")),
+            y=y, color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=["guess:N", alt.Tooltip("share:Q", format=".1%"), alt.Tooltip("lo:Q", format=".1%"),
+                     alt.Tooltip("hi:Q", format=".1%")])
+        whiskers = base.mark_rule(color="black").encode(x="lo:Q", x2="hi:Q", y=y)
+        panels.append(alt.layer(bars, whiskers).properties(width=WIDTH * 0.7, height=110))
+    return alt.vconcat(*panels)
+
+
 def flip_shift(results: dict, model: str):
     """Per pair: the share of heads (layer 0 apart) whose preference moved the reader's way."""
     alt = _alt()
@@ -297,17 +441,20 @@ def rollout_example(results: dict, model: str):
 
 
 def mutant_sinks(results: dict, model: str):
-    """The wrong-aggregation mutant against the instrument: each held-out row's sink share."""
+    """The wrong-aggregation mutant against the instrument: each displayed row's sink share,
+    over the whole corpus (as the mutant's table counts them: no choice is fitted here)."""
     alt = _alt()
     m = results["models"][model]
-    test = set(m["halves"]["test"])
+    # Short field names and the label made in the browser: every row of the corpus rides inline.
     data = [
         {"right": round(r["sink_share"], 4), "wrong": round(r["wrong_sink_share"], 4), "row_sum": round(r["wrong_row_sum"], 4),
-         "word": r["word"], "subwords": "one subword" if r["n_subwords"] == 1 else "several subwords", "sentence": r["sentence"]}
-        for r in m["mutant"]["wrong_agg"]["rows"] if r["sentence"] in test
+         "word": r["word"], "n": r["n_subwords"], "sentence": r["sentence"]}
+        for r in m["mutant"]["wrong_agg"]["rows"]
     ]
     top = max(1.0, *(d["wrong"] for d in data))
-    points = alt.Chart(_rows(data)).mark_point(filled=True, opacity=0.5, size=25).encode(
+    points = alt.Chart(_rows(data)).transform_calculate(
+        subwords="datum.n == 1 ? 'one subword' : 'several subwords'"
+    ).mark_point(filled=True, opacity=0.5, size=25).encode(
         x=alt.X("right:Q", title="sink share, instrument (mean rows, sum columns)", axis=alt.Axis(format="%")),
         y=alt.Y("wrong:Q", title="sink share, mutant (sum rows, mean columns)", axis=alt.Axis(format="%")),
         color=alt.Color("subwords:N", title="from-word"),
@@ -419,6 +566,89 @@ def rollout_views_words(results: dict, num: Num) -> Words:
     )
 
 
+def punct_vs_sink_words(results: dict, num: Num) -> Words:
+    per_model = "; ".join(
+        f"{_name(results, k)}: {num(f'{k}.alpha.above_50_share', 'pct:1')} on [CLS] + [SEP], "
+        f"{num(f'{k}.alpha.punct_above_50_share', 'pct:1')} on punctuation"
+        for k in results["models"]
+    )
+    return Words(
+        "The tail of each sink, per model: the share of held-out displayed rows (α) that give more than half of "
+        "their weight to [CLS] and [SEP], and the share that give more than half to punctuation, with "
+        f"{num('bootstrap.level', 'pct:0')} intervals over sentences.",
+        f"Horizontal bars, one panel per model. {per_model}.",
+    )
+
+
+def rule_layers_words(results: dict, num: Num, model: str) -> Words:
+    m = results["models"][model]
+    medians = {s["layer"]: s["stats"]["median_sink"] for s in m["per_layer"] if s["lens"] == "alpha"}
+    lo, hi = min(medians, key=medians.get), max(medians, key=medians.get)
+    picks = m["summary"]["alpha"]["layer_picks"]
+    most = max(range(len(picks)), key=picks.__getitem__)
+    return Words(
+        f"Where the sink sits and where the head rule looks, layer by layer in {_name(results, model)} (held-out "
+        "half, α): above, the median sink share of every head's rows for the shown words; below, how many "
+        "displayed rows the rule opens in that layer.",
+        f"Two bar charts over {num(f'{model}.n_layers', 'int')} layers numbered from 0. The median sink share is "
+        f"lowest in layer {lo} ({num(f'{model}.layer{lo}.alpha.median_sink', 'pct:1')}) and highest in layer {hi} "
+        f"({num(f'{model}.layer{hi}.alpha.median_sink', 'pct:1')}); the rule opens layer {most} most often "
+        f"({num(f'{model}.alpha.picks.layer{most}', 'int')} of {num(f'{model}.alpha.n_rows', 'int')} rows).",
+    )
+
+
+def survival_prediction_words(results: dict, num: Num) -> Words:
+    per_model = "; ".join(
+        f"{_name(results, k)}: {num(f'{k}.value_norm.above_50_predicted_above_50', 'int')} of the "
+        f"{num(f'{k}.value_norm.above_50', 'int')} rows above half are predicted above half, and what those rows "
+        f"attend among content tokens has a median {num(f'{k}.value_norm.above_50_attended_norm_ratio', 'ratio:2')} "
+        "of the mean content norm"
+        for k in results["models"]
+    )
+    return Words(
+        "Every held-out displayed row under ‖α v‖, one panel per model: the sink share predicted by the lens "
+        "with every content token's norm set to their mean (across) against the share the lens gives (up). "
+        "Rows on the dashed diagonal attend content of average length; the red line is the stop rule's 50 %.",
+        f"Three scatter plots, both axes from 0 % to 100 %, {num('l6.value_norm.n_rows', 'int')} rows each. {per_model}.",
+    )
+
+
+def sensitivity_words(results: dict, num: Num) -> Words:
+    lens = results["stop_rule"]["lenses"][0]
+    def model_words(k: str, m: dict) -> str:
+        adopted = [_variant_label(v) for v in m["sensitivity"] if v["adopted"]]
+        return (f"{_name(results, k)}: {num(f'{k}.sens.registered.{lens}.rows_above', 'int')} rows under the registered "
+                f"rule, from {num(f'{k}.sens.{_fewest(m, lens)}.{lens}.rows_above', 'int')} to "
+                f"{num(f'{k}.sens.{_most(m, lens)}.{lens}.rows_above', 'int')} under the alternatives; "
+                + (f"adopted only under: {', '.join(adopted)}" if adopted else "adopted under none"))
+
+    passing = "; ".join(model_words(k, m) for k, m in results["models"].items())
+    return Words(
+        f"The stop rule's count under each alternative choice: displayed rows of the whole corpus above half under "
+        f"{LENS_LABELS[lens]}, one row per choice, one colour per model, on a symmetric log scale. The rule adopts "
+        "a lens only at zero (the red line); the registered choice stays the verdict.",
+        f"Dot plot of {len(results['models'][next(iter(results['models']))]['sensitivity'])} choices for each of "
+        f"{num('n_models', 'int')} models. {passing}.",
+    )
+
+
+def rollout_baselines_words(results: dict, num: Num) -> Words:
+    per_model = "; ".join(
+        f"{_name(results, k)}: the word's own row {num(f'{k}.rollout.agrees_with_instrument', 'pct:1')}, the best "
+        f"lazy guess ({ROLLOUT_GUESSES['baseline_' + results['models'][k]['rollout']['best_baseline']]}) "
+        f"{num(f'{k}.rollout.baseline_' + results['models'][k]['rollout']['best_baseline'], 'pct:1')}, a random word "
+        f"{num(f'{k}.rollout.chance_agreement', 'pct:1')}"
+        for k in results["models"]
+    )
+    return Words(
+        "How often each guess names the top word of the row the instrument shows (α, on the head it opens): the "
+        "word's own rollout row, three lazy guesses that are the same or nearly for every word of a sentence (its last punctuation "
+        "mark, another word's rollout row, the sentence's mean rollout row) and a word drawn at random; one panel "
+        f"per model, held-out rows, black lines the {num('bootstrap.level', 'pct:0')} intervals over sentences.",
+        f"Horizontal bar charts, shares from 0 % to 100 %. {per_model}.",
+    )
+
+
 def flip_shift_words(results: dict, num: Num, model: str) -> Words:
     p = f"{model}.flip.alpha"
     return Words(
@@ -473,10 +703,10 @@ def rollout_example_words(results: dict, num: Num, model: str) -> Words:
 def mutant_sinks_words(results: dict, num: Num, model: str) -> Words:
     p = f"{model}.mutant.wrong_agg"
     return Words(
-        f"Each held-out displayed row of {_name(results, model)} (α): its sink share as the instrument folds "
+        f"Each displayed row of {_name(results, model)} over the whole corpus (α): its sink share as the instrument folds "
         "subwords (across) and as the wrong-aggregation mutant does (up). One-subword words sit on the "
         "diagonal; words of several subwords leave it.",
-        f"Scatter plot. The mutant changes the sink share of {num(f'{p}.rows_differ', 'int')} of the "
+        f"Scatter plot of {num(f'{p}.n_rows', 'int')} rows. The mutant changes the sink share of {num(f'{p}.rows_differ', 'int')} of the "
         f"{num(f'{p}.n_multi_subword', 'int')} rows whose word has several subwords and of "
         f"{num(f'{p}.rows_differ_single', 'int')} one-subword rows; its largest share is "
         f"{num(f'{p}.max_wrong_sink', 'pct:1')}.",
@@ -495,6 +725,11 @@ CHARTS = {
     "depth_ratio": (depth_ratio, ()),
     "depth_sink": (depth_sink, ()),
     "rollout_views": (rollout_views, ()),
+    "survival_prediction": (survival_prediction, ()),
+    "sensitivity": (sensitivity, ()),
+    "punct_vs_sink": (punct_vs_sink, ()),
+    "rule_layers": (rule_layers, ("model",)),
+    "rollout_baselines": (rollout_baselines, ()),
 }  # name -> (builder, the arguments a page passes, in order)
 EXAMPLES = ("typical", "survivor")
 
@@ -510,6 +745,11 @@ WORDS = {
     "depth_ratio": depth_ratio_words,
     "depth_sink": depth_sink_words,
     "rollout_views": rollout_views_words,
+    "survival_prediction": survival_prediction_words,
+    "sensitivity": sensitivity_words,
+    "punct_vs_sink": punct_vs_sink_words,
+    "rule_layers": rule_layers_words,
+    "rollout_baselines": rollout_baselines_words,
 }  # name -> describer, with the page's `num` and the builder's arguments
 
 

@@ -110,9 +110,12 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         _put(out, f"{p}.worst", s["worst"])
         out[f"{p}.worst_sentence_text"] = sentences[s["stats"]["worst_sentence"]]
         out[f"{p}.n_positional"] = len(m["positional_heads"][lens])
+        held_out = m["positional_heads_held_out"][lens]
+        out[f"{p}.n_positional_held_out"] = len(held_out)
+        out[f"{p}.positional_same_either_half"] = sorted(held_out) == sorted(m["positional_heads"][lens])
         for layer, n in enumerate(s["layer_picks"]):
             out[f"{p}.picks.layer{layer}"] = n
-        for name in ("heavy", "punct"):  # the heads holding most rows above 90 % sink, above half punctuation
+        for name in ("heavy", "punct", "sink"):  # the heads holding most rows above 90 % sink, above half punctuation, above half sink
             for i, (layer, head, n) in enumerate(s[f"{name}_heads"][:3]):
                 _put(out, f"{p}.{name}_head{i}", {"layer": layer, "head": head, "rows": n})
         for i, (layer, head, n) in enumerate(s.get("above_50_heads") or []):
@@ -134,7 +137,12 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         _put(out, f"{k}.{lens}.near_ties", nt)
     for v in m["sensitivity"]:
         p = f"{k}.sens.{v['id']}"
-        _put(out, p, {name: v[name] for name in ("adopted", "survivors", "survivors_median_cls_ratio")})
+        _put(out, p, {name: v[name] for name in ("adopted", "survivors", "survivors_median_cls_ratio",
+                                                 "survivors_cls_above_half")})
+        if v["choice"] in ("positional_threshold", "tie_tolerance"):  # the alternative's value, as a number
+            out[f"{p}.value"] = float(v["value"])
+        if v["heads"]:                                                # one head for every word: which
+            out[f"{p}.layer"], out[f"{p}.head"] = v["heads"]
         for field in ("median_sink", "above_50_share", "rows_above"):
             for lens, x in v[field].items():
                 out[f"{p}.{lens}.{field}"] = x

@@ -33,7 +33,7 @@ def ci_head(r) -> str:
 
 def span(lo: str, hi: str) -> str:
     """Two formatted bounds as one range, the unit once: "23.3%", "29.2%" -> "23.3–29.2%"."""
-    unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else ""
+    unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else " pp" if hi.endswith(" pp") else ""
     return f"{lo.removesuffix(unit)}–{hi}"
 
 
@@ -241,6 +241,7 @@ def checks(r, model: str) -> str:
         ["Norms forced to 1.0 vs α folded by loops (max abs)", r.cite(f"{p}.unit_norms_max_diff", "sci:1~1e-6")],
         ["... within float32 rounding of α's row sums", r.cite(f"{p}.unit_norms_agree", "yesno")],
         ["[CLS] value norm forced to 0: median sink share under ‖α v‖", r.cite(f"{p}.cls_zero_median_sink", "pct:2")],
+        ["... and displayed rows still above 50 % (every row, the stop rule's count)", r.cite(f"{p}.cls_zero_rows_above", "int")],
     ]
     return md_table(["Check", "Result"], rows)
 
@@ -286,15 +287,118 @@ def rollout_displayed(r) -> str:
 
 
 def rollout_ranking(r) -> str:
-    """Is the rollout's ranking noise? Drop one layer; compare with the instrument."""
+    """How steady a rollout row's order is, against how alike two words' rows of one
+    sentence are: a steady order that every word shares is one order per sentence."""
     rows = []
     for key in r.results["models"]:
         c = lambda k, fmt: r.cite(f"{key}.rollout.{k}", fmt)
         rows.append([_model_name(r, key), c("drop_layer_spearman", "fixed:3"), _range(r, f"{key}.rollout.drop_layer_spearman", "fixed:3"),
-                     c("drop_layer_same_top", "pct:1"), c("agrees_with_instrument", "pct:1"),
-                     _range(r, f"{key}.rollout.agrees_with_instrument", "pct:1"), c("chance_agreement", "pct:1")])
-    return md_table(["Model", "Rank correlation, one layer dropped (median)", ci_head(r), "Same top word, one layer dropped",
-                     "Top word = the instrument's", ci_head(r), "... by chance"], rows)
+                     c("rows_alike_spearman", "fixed:3"), _range(r, f"{key}.rollout.rows_alike_spearman", "fixed:3"),
+                     c("drop_layer_same_top", "pct:1")])
+    return md_table(["Model", "Rank correlation with itself, one layer dropped (median)", ci_head(r),
+                     "Rank correlation with another word's row, same sentence (median)", ci_head(r),
+                     "Same top word, one layer dropped"], rows)
+
+
+ROLLOUT_BASELINES = {"last_punct": "the sentence's last punctuation mark", "other_word": "another word's rollout row",
+                     "sentence_mean": "the sentence's mean rollout row"}
+
+
+def _difference(r, key: str) -> str:
+    """A paired difference's interval: unlike a share, a zero-width interval at zero is a
+    result (the two agree row for row), printed as such."""
+    return span(r.cite(f"{key}_lo", "pp:1"), r.cite(f"{key}_hi", "pp:1"))
+
+
+def rollout_baselines(r, intervals: bool = False) -> str:
+    """The rollout row's top word against the instrument's, beside what lazy guesses
+    score on the same rows; what is left is what is specific to the word."""
+    rows = []
+    for key in r.results["models"]:
+        p = f"{key}.rollout"
+        row = [_model_name(r, key), r.cite(f"{p}.agrees_with_instrument", "pct:1")]
+        if intervals:
+            row.append(_range(r, f"{p}.agrees_with_instrument", "pct:1"))
+        for name in ROLLOUT_BASELINES:
+            row.append(r.cite(f"{p}.baseline_{name}", "pct:1"))
+            if intervals:
+                row.append(_range(r, f"{p}.baseline_{name}", "pct:1"))
+        row += [r.cite(f"{p}.chance_agreement", "pct:1"), r.cite(f"{p}.word_specific", "pp:1"), _difference(r, f"{p}.word_specific")]
+        rows.append(row)
+    head = ["Model", "The word's own rollout row"] + ([ci_head(r)] if intervals else [])
+    for label in ROLLOUT_BASELINES.values():
+        head += [label[0].upper() + label[1:]] + ([ci_head(r)] if intervals else [])
+    head += ["A word drawn at random", "Own row minus the best guess", ci_head(r)]
+    return md_table(head, rows)
+
+
+# -- sensitivity ------------------------------------------------------------------------------
+
+def _choice(r, model: str, v: dict) -> str:
+    """A sensitivity variant in words, its values cited (model/sensitivity.py)."""
+    p = f"{model}.sens.{v['id']}"
+    if v["choice"] == "registered":
+        return (f"**registered**: positional above {r.cite('positional_threshold', 'pct:0')}, ties within "
+                f"{r.cite('tie_tolerance', 'fixed:3')}, strongest arrow")
+    if v["choice"] == "positional_threshold":
+        none = " (no head excluded)" if r.numbers[f"{p}.value"] >= 1 else ""
+        return f"positional threshold {r.cite(f'{p}.value', 'pct:0')}{none}"
+    if v["choice"] == "tie_tolerance":
+        exact = " (exact ties only)" if r.numbers[f"{p}.value"] == 0 else ""
+        return f"tie tolerance {r.cite(f'{p}.value', 'fixed:3')}{exact}"
+    if v["value"] == "largest_content_mass":
+        return "head rule: the most content (the least sink)"
+    if v["value"] == "one_head_for_all":
+        lens = LENS_LABELS[r.results["stop_rule"]["lenses"][0]]  # each lens has its own; the table shows this one's
+        return f"head rule: one head for every word (under {lens}: L{r.cite(f'{p}.layer', 'int')}H{r.cite(f'{p}.head', 'int')})"
+    if v["choice"] == "punctuation_as_sink":
+        return "punctuation counted as sink"
+    raise ValueError(f"sensitivity variant {v['id']!r} has no words in tables._choice")
+
+
+def sensitivity(r, model: str) -> str:
+    """The headline numbers and the stop rule's verdict under each alternative choice; the
+    registered rule (first row) stays the verdict."""
+    lenses = r.results["stop_rule"]["lenses"]
+    first = lenses[0]
+    rows = []
+    for v in r.results["models"][model]["sensitivity"]:
+        p = f"{model}.sens.{v['id']}"
+        rows.append([_choice(r, model, v), r.cite(f"{p}.alpha.median_sink", "pct:1"), r.cite(f"{p}.{first}.median_sink", "pct:1"),
+                     r.cite(f"{p}.{first}.above_50_share", "pct:1"),
+                     *[r.cite(f"{p}.{lens}.rows_above", "int") for lens in lenses], r.cite(f"{p}.adopted", "yesno")])
+    head = (["Choice", "Median sink α", f"Median sink {LENS_LABELS[first]}", f"Held-out rows > 50 % {LENS_LABELS[first]}"]
+            + [f"Rows > 50 %, every row, {LENS_LABELS[lens]}" for lens in lenses] + ["Adopted"])
+    return md_table(head, rows)
+
+
+def sensitivity_survivors(r, model: str) -> str:
+    """The held-out rows that stay above half under the first stop-rule lens, under each
+    alternative choice: how many, and how long their own [CLS] vector is."""
+    lens = r.results["stop_rule"]["lenses"][0]
+    rows = []
+    for v in r.results["models"][model]["sensitivity"]:
+        p = f"{model}.sens.{v['id']}"
+        some = r.numbers[f"{p}.survivors"] > 0
+        rows.append([_choice(r, model, v), r.cite(f"{p}.survivors", "int"),
+                     r.cite(f"{p}.survivors_median_cls_ratio", "ratio:2") if some else "—",
+                     r.cite(f"{p}.survivors_cls_above_half", "pct:0") if some else "—"])
+    return md_table(["Choice", f"Held-out rows > 50 % under {LENS_LABELS[lens]}", "Their own [CLS] ratio (median)",
+                     "... above 0.5"], rows)
+
+
+def near_ties(r) -> str:
+    """How many displayed rows the head rule's tie tolerance decides, per model and lens."""
+    rows = []
+    for key in r.results["models"]:
+        for lens in LENSES:
+            p = f"{key}.{lens}.near_ties"
+            rows.append([_model_name(r, key), LENS_LABELS[lens], r.cite(f"{p}.n_rows", "int"),
+                         r.cite(f"{p}.below_tolerance", "int"), r.cite(f"{p}.below_tolerance_share", "pct:1"),
+                         r.cite(f"{p}.below_tenth", "int"), r.cite(f"{p}.below_tenth_share", "pct:1")])
+    tol = r.cite("tie_tolerance", "fixed:3")
+    return md_table(["Model", "Lens", "Displayed rows", f"Runner-up within {tol}: head set by the tie rule", "Share",
+                     "Runner-up within a tenth of that", "Share"], rows)
 
 
 def flip_summary(r, lens: str = "alpha") -> str:
@@ -400,5 +504,6 @@ TABLES = {
     f.__name__: f
     for f in (provenance, agreement, lens_summary, halves, halves_intervals, ratios, ratios_by_layer, per_layer,
               layer_picks, survivors, survivor_heads, worst_rows, depth, verdicts, checks, anchors, rollout,
-              rollout_displayed, rollout_ranking, flip_summary, flips, mutant, corpus, tokens)
+              rollout_displayed, rollout_ranking, rollout_baselines, sensitivity, sensitivity_survivors, near_ties,
+              flip_summary, flips, mutant, corpus, tokens)
 }
