@@ -167,7 +167,8 @@ def flip_set(flips: dict, name: str) -> dict:
 def _flip_set(out: dict, p: str, s: dict) -> None:
     """A set of flip pairs: `l6.flip.alpha.toward_share`, its per-head tests
     (`l6.flip.alpha.heads.best`; under α, each head's: `l6.flip.alpha.head.L3H5.follows`), its
-    pairs (`l6.flip.alpha.pair0.changed`, and as text `l6.flip.pair0.sentence_a`), the same
+    pairs (`l6.flip.alpha.pair0.changed`, and as text `l6.flip.pair0.sentence_a`, or the first
+    mirrored pair's `l6.flip.mirrored.pair0.sentence_a`), the same
     within each order (`l6.flip.mirrored.alpha...`) and for the null set (`l6.flip.null.alpha...`,
     `l6.flip.null.original.alpha...`)."""
     _put(out, p, s)
@@ -182,10 +183,13 @@ def _flip_set(out: dict, p: str, s: dict) -> None:
                     out[f"{p}.{lens}.head.L{layer}H{head}.{name}"] = h[name][i]
         for i, pair in enumerate(fl["pairs"]):
             _put(out, f"{p}.{lens}.pair{i}", pair)
-    for i, pair in enumerate(s["lenses"]["alpha"]["pairs"] if s["lenses"] else []):  # the pairs themselves, as text
-        for j, side in enumerate("ab"):
-            out[f"{p}.pair{i}.sentence_{side}"] = pair["sentences"][j]
-            out[f"{p}.pair{i}.referent_{side}"] = pair["referents"][j]
+    pairs = s["lenses"]["alpha"]["pairs"] if s["lenses"] else []
+    for order in (None, *s.get("orders", {})):  # the pairs themselves, as text; within an order, numbered in it
+        q = p if order is None else f"{p}.{order}"
+        for i, pair in enumerate(x for x in pairs if order in (None, x["order"])):
+            for j, side in enumerate("ab"):
+                out[f"{q}.pair{i}.sentence_{side}"] = pair["sentences"][j]
+                out[f"{q}.pair{i}.referent_{side}"] = pair["referents"][j]
     for order, sub in s.get("orders", {}).items():
         _flip_set(out, f"{p}.{order}", sub)
     if s.get("null"):
