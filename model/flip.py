@@ -56,6 +56,7 @@ class PairResult:
     toward_reader: int            # heads whose preference shifted toward the reader
     mean_shift: float             # mean shift toward the reader over those heads
     layer0_changed: int           # heads of layer 0 whose winner differs: must be 0
+    closer: list[str]             # the candidate the pronoun's final state is closer to, in each sentence
     # Per head, in the order layer * nh + head (layer 0 included), the winner's index in
     # `candidates`: one character per head, in the first sentence and in the second.
     winners: list[str]
@@ -138,7 +139,8 @@ class _Measured:
     win_a: dict[str, np.ndarray]     # winner's index among the candidates, first sentence
     win_b: dict[str, np.ndarray]
     shift: dict[str, np.ndarray]     # toward the reader
-    agrees: np.ndarray               # [P, 2] the final state is closer to the reader's referent
+    closer: np.ndarray               # [P, 2] the candidate the pronoun's final state is closer to
+    agrees: np.ndarray               # [P, 2] ... is the reader's referent
 
 
 def _word_index(tok: Tokenized, word: str) -> int:
@@ -173,7 +175,7 @@ def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap, head
     nh = ckpt.config.n_head
     take = lambda idx: _Measured([measured.pairs[i] for i in idx], *(
         {lens: x[lens][idx] for lens in LENSES} for x in (measured.win_a, measured.win_b, measured.shift)),
-        measured.agrees[idx])
+        measured.closer[idx], measured.agrees[idx])
     flip_idx, null_idx = np.arange(len(pairs)), np.arange(len(pairs), len(every))
     out = _with_orders(take, flip_idx, nh, boot, heads, keep_pairs=True)
     null = _with_orders(take, null_idx, nh, boot, heads, keep_pairs=True) if len(null_idx) else None
@@ -192,9 +194,9 @@ def _measure(pairs: list[FlipPair], toks: list[Tokenized], acts: list) -> _Measu
             b_.append(wb.argmax(axis=1))
             s_.append((wb[:, rb] - wb[:, ra]) - (wa[:, rb] - wa[:, ra]))
         win_a[lens], win_b[lens], shift[lens] = np.array(a_), np.array(b_), np.array(s_)
-    closer = [_closer(a.hidden, t, pairs[i // 2]) for i, (t, a) in enumerate(zip(toks, acts))]
-    agrees = np.array([closer[i] == pairs[i // 2].referents[i % 2] for i in range(len(closer))]).reshape(-1, 2)
-    return _Measured(list(pairs), win_a, win_b, shift, agrees)
+    closer = np.array([_closer(a.hidden, t, pairs[i // 2]) for i, (t, a) in enumerate(zip(toks, acts))]).reshape(-1, 2)
+    agrees = closer == np.array([p.referents for p in pairs])
+    return _Measured(list(pairs), win_a, win_b, shift, closer, agrees)
 
 
 def _with_orders(take, idx: np.ndarray, nh: int, boot: Bootstrap, heads: FlipHeads, keep_pairs: bool) -> FlipSet:
@@ -226,6 +228,7 @@ def _analyse(m: _Measured, nh: int, boot: Bootstrap, heads: FlipHeads, keep_pair
             order=p.order, source=p.source, changed=int(changed[k, later].sum()),
             follows_reader=int(follows[k, later].sum()), toward_reader=int(toward[k, later].sum()),
             mean_shift=float(shift[k, later].mean()), layer0_changed=int(changed[k, ~later].sum()),
+            closer=[str(c) for c in m.closer[k]],
             winners=["".join(map(str, a[k])), "".join(map(str, b[k]))],
         ) for k, p in enumerate(m.pairs)] if keep_pairs else []
         summary = _summary(lens, n, changed[:, later], follows[:, later], opposes[:, later], toward[:, later],

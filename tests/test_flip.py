@@ -108,6 +108,7 @@ def test_a_norm_lens_reweighs_the_candidates(flips):
 
 def test_the_models_own_resolution(flips):
     assert flips.model_follows == 1.0 and flips.model_flips_with_reader == 1 and flips.model_flips_share == 1.0
+    assert flips.lenses["alpha"].pairs[0].closer == ["tile", "hammer"]     # per sentence, for a reader to recount
 
 
 def test_the_example_is_the_first_pairs_candidate_weights(flips):
@@ -177,7 +178,8 @@ def _measured(pairs: list[FlipPair], follow: list[bool]) -> flip._Measured:
     win_b = np.stack([np.zeros(len(pairs), int), np.where(follow, 1 - ra, ra)], axis=1)
     shift = np.where(np.array(follow)[:, None], 1.0, -1.0) * np.ones((len(pairs), 2))
     lens = lambda x: {name: x for name in flip.LENSES}
-    return flip._Measured(pairs, lens(win_a), lens(win_b), lens(shift), np.ones((len(pairs), 2), bool))
+    closer = np.array([p.referents for p in pairs])
+    return flip._Measured(pairs, lens(win_a), lens(win_b), lens(shift), closer, np.ones((len(pairs), 2), bool))
 
 
 MIRROR = FlipPair(("The tile was broken by the hammer because it was brittle.",
@@ -191,7 +193,7 @@ def test_each_order_is_analysed_apart():
     pairs = [PAIR, PAIR, MIRROR, MIRROR]
     m = _measured(pairs, [True, True, False, False])
     take = lambda idx: flip._Measured([m.pairs[i] for i in idx], *({k: v[idx] for k, v in x.items()}
-                                      for x in (m.win_a, m.win_b, m.shift)), m.agrees[idx])
+                                      for x in (m.win_a, m.win_b, m.shift)), m.closer[idx], m.agrees[idx])
     s = flip._with_orders(take, np.arange(4), 1, BOOT, HEADS, keep_pairs=True)
     assert s.n_pairs == 4 and s.referent_a_named_first == 2 and len(s.lenses["alpha"].pairs) == 4
     assert s.lenses["alpha"].toward_share == 0.5 and s.lenses["alpha"].heads.follows == [2]
