@@ -84,6 +84,10 @@ class HeadTests:
     best_picks_reader: float
     null_max_follows: float       # the null_quantile of the largest follow count, each pair's sentences swapped at random
     permutations: int
+    # Filled in for a set with both orders: the heads that pass within every order, each
+    # order tested alone (a description of the within-order tests, not a test of its own).
+    significant_in_every_order: list[str] = field(default_factory=list)
+    n_significant_in_every_order: int = 0
 
 
 @dataclass
@@ -207,6 +211,11 @@ def _with_orders(take, idx: np.ndarray, nh: int, boot: Bootstrap, heads: FlipHea
         sub = idx[[p.order == order for p in every.pairs]]
         if len(sub):
             whole.orders[order] = _analyse(take(sub), nh, boot, heads, keep_pairs=False)
+    if len(whole.orders) == len(ORDERS):
+        for lens, summary in whole.lenses.items():
+            each = [set(s.lenses[lens].heads.significant) for s in whole.orders.values()]
+            summary.heads.significant_in_every_order = [h for h in summary.heads.significant if all(h in e for e in each)]
+            summary.heads.n_significant_in_every_order = len(summary.heads.significant_in_every_order)
     return whole
 
 
