@@ -159,7 +159,7 @@ FLIPS = _set(FLIP_PAIRS, _heads([5, 9, 0], [1, 0, 0], [0.5, 0.01, 1.0], best="L1
 
 @pytest.fixture
 def flip_recorder():
-    values = {"l6.checkpoint": "mini", "l6.n_layers": 3, "bootstrap.level": 0.95}
+    values = {"l6.checkpoint": "mini", "l6.model": "l6", "l6.n_layers": 3, "bootstrap.level": 0.95}
     numbers._flip_set(values, "l6.flip", FLIPS)
     return Recorder(values, {"models": {"l6": {"flips": FLIPS}}, "bootstrap": {"level": 0.95}})
 
@@ -183,9 +183,9 @@ def test_flips_shows_each_pair_and_each_null_pair_by_its_frame(flip_recorder):
 
 def test_flip_sets_has_a_row_per_set_and_cites_each_number(flip_recorder):
     rows = cells(tables.flip_sets(flip_recorder))
-    assert [row[1] for row in rows] == ["flip pairs, both orders", "flip pairs as first written", "flip pairs mirrored",
-                                        "null pairs, both orders"]
-    assert rows[0][5:8] == ["1", "L1H1: 9 / 0", "1.0e-02"] and rows[3][5] == "0"
+    assert [row[1] for row in rows] == ["both orders", "as first written", "mirrored", "null pairs"]
+    assert rows[0][0] == "l6 (3 layers)" and rows[1][0] == ""
+    assert rows[0][5:9] == ["1", "L1H1: 9 / 0", "5", "4"] and rows[3][5] == "0"
     assert {"l6.flip.null.alpha.heads.n_significant", "l6.flip.original.model_follows_hi"} <= set(flip_recorder.cited)
 
 

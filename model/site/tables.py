@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..instrument import LENS_LABELS, LENSES
-from .numbers import FLIP_SETS, flip_key, flip_set
+from .numbers import flip_key, flip_set
 from .numbers import md_text as escape  # Markdown-safe, not only HTML-safe: see md_text
 
 # Reference vs oracle differences are float32 rounding noise: they differ from one CPU to
@@ -316,27 +316,30 @@ def flip_summary(r, lens: str = "alpha") -> str:
                      "Heads passing the corrected sign test"], rows)
 
 
+SET_LABELS = {"": "both orders", "original": "as first written", "mirrored": "mirrored", "null": "null pairs"}
+
+
 def flip_sets(r) -> str:
     """Per model and set of pairs (both orders; each order; the null pairs), under α: how
     often the heads moved the reader's way, the per-head sign tests and the null of their
-    maximum, and the model's own probe."""
+    maximum, and the model's own probe. Narrow enough to print: the models by their short
+    names, the best head's corrected p left to `flip_top_heads`."""
     rows = []
     for key in r.results["models"]:
-        for name in ("", "original", "mirrored", "null"):
+        for name, label in SET_LABELS.items():
             p = flip_key(key, name)
             h = f"{p}.alpha.heads"
-            rows.append([_model_name(r, key) if not name else "", FLIP_SETS[name], r.cite(f"{p}.n_pairs", "int"),
+            model = f"{r.cite(f'{key}.model', 'text')} ({r.cite(f'{key}.n_layers', 'int')} layers)" if not name else ""
+            rows.append([model, label, r.cite(f"{p}.n_pairs", "int"),
                          r.cite(f"{p}.alpha.toward_share", "pct:1"), _range(r, f"{p}.alpha.toward_share", "pct:1"),
                          r.cite(f"{h}.n_significant", "int"),
                          f"{r.cite(f'{h}.best', 'text')}: {r.cite(f'{h}.best_follows', 'int')} / "
                          f"{r.cite(f'{h}.best_opposes', 'int')}",
-                         r.cite(f"{h}.best_p_corrected", "sci:1"),
                          r.cite(f"{p}.alpha.most_pairs_followed", "int"), r.cite(f"{h}.null_max_follows", "fixed:0"),
                          r.cite(f"{p}.model_follows", "pct:1"), _range(r, f"{p}.model_follows", "pct:1")])
-    return md_table(["Model", "Pairs", "Number", "(pair, head) moved toward the reader", ci_head(r),
-                     "Heads passing the corrected sign test", "Best head: pairs with / against the reader",
-                     "... corrected p", "Largest count with the reader", "... 95th percentile if swapped at random",
-                     "Sentences: final state nearer the reader's noun", ci_head(r)], rows)
+    return md_table(["Model", "Pairs", "Number", "Heads moved toward the reader", ci_head(r),
+                     "Heads passing the corrected sign test", "Best head: pairs with / against", "Most pairs one head follows",
+                     "... if swapped at random (95th pct.)", "Final state nearer the reader's noun", ci_head(r)], rows)
 
 
 def flip_top_heads(r, model: str, more: int = 5) -> str:
