@@ -258,7 +258,7 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
         adopted=any(x.adopted for x in v),
         anchors=anchors(corpus, study, rows["alpha"]),
         rollout=rollout.rollout_stats(corpus, rows["alpha"], test, resampler["test"]),
-        flips=flip.measure_pairs(ckpt, list(study.flip_pairs), b),
+        flips=flip.measure_pairs(ckpt, list(study.flip_pairs), b, study.flip_heads, list(study.null_pairs)),
         examples=examples(corpus, rows, test),
         rows=rows_table(corpus, rows, same_head, predicted),
     )

@@ -17,7 +17,7 @@
   is a fresh copy of it for each test, `real_project` one of the real project.
 - `serve(folder)` serves a folder on 127.0.0.1 for the browser tests.
 - Hand-made inputs (`hand_corpus`, `attending`) for definitions checked on paper, and a
-  small study (`small_measured`: 12 sentences, 2 flip pairs) for the real pipeline in
+  small study (`small_measured`: 12 sentences, 2 flip pairs and 2 null pairs) for the real pipeline in
   seconds; `use_small_corpus` puts a project on such a study when a test must measure.
 """
 from __future__ import annotations
@@ -126,10 +126,13 @@ def l6_folder(tmp_path, l6) -> Path:
 
 @pytest.fixture(scope="session")
 def small_study(study):
-    """The real study on its first 12 sentences and 2 flip pairs, no anchors."""
+    """The real study on its first 12 sentences, no anchors, and 2 flip pairs: the first as
+    written and its mirror, with their 2 null pairs."""
     n = 12
-    return dataclasses.replace(study, sentences=study.sentences[:n], registers=study.registers[:n],
-                               anchors=(), flip_pairs=study.flip_pairs[:2])
+    first, mirror = 0, next(i for i, p in enumerate(study.flip_pairs) if p.source == 1)
+    return dataclasses.replace(study, sentences=study.sentences[:n], registers=study.registers[:n], anchors=(),
+                               flip_pairs=(study.flip_pairs[first], study.flip_pairs[mirror]),
+                               null_pairs=tuple(p for p in study.null_pairs if p.source in (first + 1, mirror + 1)))
 
 
 @pytest.fixture(scope="session")

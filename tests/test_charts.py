@@ -176,6 +176,21 @@ def test_the_mutant_chart_draws_every_row_of_the_corpus():
     assert len(spec["layer"][1]["data"]["values"]) == 4                    # both halves: the table counts them all
 
 
+def test_flip_heads_marks_the_passing_heads_and_merges_equal_counts():
+    heads = lambda f, o, pc: {"layer": [1, 1, 2, 2], "head": [0, 1, 0, 1], "follows": f, "opposes": o,
+                              "p_corrected": pc, "alpha": 0.05, "null_max_follows": 6.0}
+    flips = {"lenses": {"alpha": {"heads": heads([9, 2, 2, 9], [0, 1, 1, 0], [0.01, 1.0, 1.0, 0.2])}},
+             "null": {"lenses": {"alpha": {"heads": heads([1, 0, 0, 0], [1, 0, 0, 0], [1.0] * 4)}}}}
+    spec = charts.build({"models": {"l6": {"flips": flips}}}, "flip_heads/l6", validate=True)
+    flip_panel, null_panel = spec["hconcat"]
+    points = next(layer for layer in flip_panel["layer"] if layer["mark"]["type"] == "point")["data"]["values"]
+    assert sorted((d["follows"], d["opposes"], d["n_heads"], d["heads"], d["test"] == charts.PASSES[0]) for d in points) == [
+        (2, 1, 2, "L1H1, L2H0", False), (9, 0, 1, "L1H0", True), (9, 0, 1, "L2H1", False)]   # same counts, another verdict
+    rules = [layer for layer in flip_panel["layer"] if layer["mark"]["type"] == "rule"]
+    assert rules[0]["data"]["values"] == [{"y": 6.0}]                                # the swap null's 95th percentile
+    assert null_panel["title"] == "null pairs"
+
+
 @pytest.fixture(scope="module")
 def session_charts(session_cache, session_results):
     """Every chart of the real results, built once into the session's cache."""

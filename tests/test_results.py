@@ -52,6 +52,8 @@ def test_provenance_follows_the_study_files(tmp_path, study):
     assert changed["corpus_sha256"] != results_mod.provenance(study)["corpus_sha256"]
     assert results_mod.provenance(dataclasses.replace(study, flip_pairs=study.flip_pairs[1:]))["flip_pairs_sha256"] \
         != results_mod.provenance(study)["flip_pairs_sha256"]
+    assert results_mod.provenance(dataclasses.replace(study, null_pairs=study.null_pairs[1:]))["flip_pairs_sha256"] \
+        != results_mod.provenance(study)["flip_pairs_sha256"]
 
 
 def test_code_digest_follows_every_source_file(tmp_path):

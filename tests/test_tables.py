@@ -123,6 +123,72 @@ def test_text_from_the_results_is_escaped_in_cells():
     assert cells(table.split("\n\n")[1])[0] == ["1–8", "3"]
 
 
+# -- the flip's tables, on hand-made flip results ---------------------------------------------------
+
+def _heads(follows, opposes, corrected, best="L1H0"):
+    return {"layer": [1, 1, 2], "head": [0, 1, 0], "follows": follows, "opposes": opposes, "p_value": corrected,
+            "p_corrected": corrected, "picks_reader": [0.5, 0.6, 0.7], "alpha": 0.05, "family": 3,
+            "n_significant": sum(p < 0.05 for p in corrected), "significant": [], "best": best,
+            "best_follows": max(follows), "best_opposes": 0, "best_p_value": min(corrected),
+            "best_p_corrected": min(corrected), "best_picks_reader": 0.5, "null_max_follows": 4.0, "permutations": 10}
+
+
+def _set(pairs, heads, orders=None, null=None):
+    lens = {"n_pairs": len(pairs), "n_heads": 3, "toward_share": 0.6, "toward_share_lo": 0.5, "toward_share_hi": 0.7,
+            "most_pairs_followed": 5, "heads": heads, "pairs": pairs}
+    out = {"n_pairs": len(pairs), "lenses": {"alpha": lens}, "model_follows": 0.55, "model_follows_lo": 0.5,
+           "model_follows_hi": 0.6, "orders": orders or {}}
+    return out | ({"null": null} if null else {})
+
+
+def _pair(a, b, order, follows, source=None):
+    return {"sentences": [a, b], "referents": ["tile", "hammer"], "order": order, "source": source,
+            "follows_reader": follows}
+
+
+FLIP_PAIRS = [_pair("The hammer hit the tile because it was brittle.", "The hammer hit the tile because it was heavy.", "original", 2),
+              _pair("The tile was hit by the hammer because it was brittle.", "The tile was hit by the hammer because it was heavy.", "mirrored", 1, 1)]
+NULL_PAIRS = [_pair("The hammer hit the tile because it was raining.", "The hammer hit the tile because it was snowing.", "original", 0, 1),
+              _pair("The tile was hit by the hammer because it was raining.", "The tile was hit by the hammer because it was snowing.", "mirrored", 3, 2)]
+# Head L1H1 passes (corrected p 0.01), then L1H0 (0.5), then L2H0 (1).
+FLIPS = _set(FLIP_PAIRS, _heads([5, 9, 0], [1, 0, 0], [0.5, 0.01, 1.0], best="L1H1"),
+             orders={o: _set([], _heads([3, 4, 0], [0, 0, 0], [0.6, 0.2, 1.0])) for o in ("original", "mirrored")},
+             null=_set(NULL_PAIRS, _heads([1, 2, 3], [1, 2, 3], [1.0, 1.0, 1.0]),
+                       orders={o: _set([], _heads([0, 1, 0], [1, 0, 0], [1.0, 1.0, 1.0])) for o in ("original", "mirrored")}))
+
+
+@pytest.fixture
+def flip_recorder():
+    values = {"l6.checkpoint": "mini", "l6.model": "l6", "l6.n_layers": 3, "bootstrap.level": 0.95}
+    numbers._flip_set(values, "l6.flip", FLIPS)
+    return Recorder(values, {"models": {"l6": {"flips": FLIPS}}, "bootstrap": {"level": 0.95}})
+
+
+def test_flip_top_heads_lists_the_passing_heads_then_more_by_corrected_p(flip_recorder):
+    rows = cells(tables.flip_top_heads(flip_recorder, "l6", more=1))
+    assert rows == [["L1H1", "9 / 0", "4 / 0", "4 / 0", "2 / 2", "1.0e-02", "60.0%"],
+                    ["L1H0", "5 / 1", "3 / 0", "3 / 0", "1 / 1", "5.0e-01", "50.0%"]]
+    assert "l6.flip.null.alpha.head.L1H1.opposes" in flip_recorder.cited and "l6.flip.mirrored.alpha.head.L1H0.follows" in flip_recorder.cited
+
+
+def test_flips_shows_each_pair_and_each_null_pair_by_its_frame(flip_recorder):
+    rows = cells(tables.flips(flip_recorder))
+    assert [row[:2] + row[3:] for row in rows] == [["1", "as written", "heavy", "tile → hammer", "2"],
+                                                   ["2", "mirrored", "heavy", "tile → hammer", "1"]]
+    null = cells(tables.flips(flip_recorder, pairs="null"))
+    assert null == [["1", "as written", "1", "raining / snowing", "tile → hammer", "0"],
+                    ["2", "mirrored", "2", "raining / snowing", "tile → hammer", "3"]]
+    assert "l6.flip.null.alpha.pair1.follows_reader" in flip_recorder.cited
+
+
+def test_flip_sets_has_a_row_per_set_and_cites_each_number(flip_recorder):
+    rows = cells(tables.flip_sets(flip_recorder))
+    assert [row[1] for row in rows] == ["both orders", "as first written", "mirrored", "null pairs"]
+    assert rows[0][0] == "l6 (3 layers)" and rows[1][0] == ""
+    assert rows[0][5:9] == ["1", "L1H1: 9 / 0", "5", "4"] and rows[3][5] == "0"
+    assert {"l6.flip.null.alpha.heads.n_significant", "l6.flip.original.model_follows_hi"} <= set(flip_recorder.cited)
+
+
 # -- every table, on the real results ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")

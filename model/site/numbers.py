@@ -156,18 +156,61 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
     if m["checks"]:
         _put(out, f"{k}.check", m["checks"])
     _put(out, f"{k}.rollout", m["rollout"])
-    f = m["flips"]
-    _put(out, f"{k}.flip", f)
-    for lens, fl in f["lenses"].items():
-        _put(out, f"{k}.flip.{lens}", fl)
-        for i, pair in enumerate(fl["pairs"]):
-            _put(out, f"{k}.flip.{lens}.pair{i}", pair)
-    for i, pair in enumerate(f["lenses"]["alpha"]["pairs"]):  # the pairs themselves, as text
-        for j, side in enumerate("ab"):
-            out[f"{k}.flip.pair{i}.sentence_{side}"] = pair["sentences"][j]
-            out[f"{k}.flip.pair{i}.referent_{side}"] = pair["referents"][j]
+    _flip_set(out, f"{k}.flip", m["flips"])
     for name, mutant in m.get("mutant", {}).items():  # deliberately wrong variants (model/mutants.py)
         _put(out, f"{k}.mutant.{name}", mutant)
+
+
+# The sets of flip pairs analysed, named by the part of their keys after "flip" ("" for every
+# flip pair, both orders: the registered analysis), and how pages and charts call them.
+FLIP_SETS = {"": "flip pairs, both orders", "original": "flip pairs as first written", "mirrored": "flip pairs mirrored",
+             "null": "null pairs, both orders", "null.original": "null pairs as first written",
+             "null.mirrored": "null pairs mirrored"}
+HEAD_FIELDS = ("follows", "opposes", "p_value", "p_corrected", "picks_reader")
+
+
+def flip_key(model: str, name: str) -> str:
+    """The key prefix of one set of a model's flip pairs: flip_key("l6", "null") == "l6.flip.null"."""
+    return f"{model}.flip" + (f".{name}" if name else "")
+
+
+def flip_set(flips: dict, name: str) -> dict:
+    """One set of a model's flip results (its `flips`) by its FLIP_SETS name."""
+    for part in filter(None, name.split(".")):
+        flips = flips["null"] if part == "null" else flips["orders"][part]
+    return flips
+
+
+def _flip_set(out: dict, p: str, s: dict) -> None:
+    """A set of flip pairs: `l6.flip.alpha.toward_share`, its per-head tests
+    (`l6.flip.alpha.heads.best`; under α, each head's: `l6.flip.alpha.head.L3H5.follows`), its
+    pairs (`l6.flip.alpha.pair0.changed`, and as text `l6.flip.pair0.sentence_a`, or the first
+    mirrored pair's `l6.flip.mirrored.pair0.sentence_a`), the same
+    within each order (`l6.flip.mirrored.alpha...`) and for the null set (`l6.flip.null.alpha...`,
+    `l6.flip.null.original.alpha...`)."""
+    _put(out, p, s)
+    for lens, fl in s["lenses"].items():
+        _put(out, f"{p}.{lens}", fl)
+        h = fl.get("heads")
+        if h:
+            _put(out, f"{p}.{lens}.heads", h)
+        if h and lens == "alpha":  # every head's counts, under α only: the pages cite no other lens's
+            for i, (layer, head) in enumerate(zip(h["layer"], h["head"])):
+                for name in HEAD_FIELDS:
+                    out[f"{p}.{lens}.head.L{layer}H{head}.{name}"] = h[name][i]
+        for i, pair in enumerate(fl["pairs"]):
+            _put(out, f"{p}.{lens}.pair{i}", pair)
+    pairs = s["lenses"]["alpha"]["pairs"] if s["lenses"] else []
+    for order in (None, *s.get("orders", {})):  # the pairs themselves, as text; within an order, numbered in it
+        q = p if order is None else f"{p}.{order}"
+        for i, pair in enumerate(x for x in pairs if order in (None, x["order"])):
+            for j, side in enumerate("ab"):
+                out[f"{q}.pair{i}.sentence_{side}"] = pair["sentences"][j]
+                out[f"{q}.pair{i}.referent_{side}"] = pair["referents"][j]
+    for order, sub in s.get("orders", {}).items():
+        _flip_set(out, f"{p}.{order}", sub)
+    if s.get("null"):
+        _flip_set(out, f"{p}.null", s["null"])
 
 
 def nested(flat: dict[str, Any]) -> dict:

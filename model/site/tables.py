@@ -6,7 +6,10 @@ their own; tables longer than `COLLAPSE` rows are folded into a <details> block.
 """
 from __future__ import annotations
 
+import re
+
 from ..instrument import LENS_LABELS, LENSES
+from .numbers import flip_key, flip_set
 from .numbers import md_text as escape  # Markdown-safe, not only HTML-safe: see md_text
 
 # Reference vs oracle differences are float32 rounding noise: they differ from one CPU to
@@ -402,31 +405,84 @@ def near_ties(r) -> str:
 
 
 def flip_summary(r, lens: str = "alpha") -> str:
+    """Every flip pair (both orders), per model, under one lens."""
     rows = []
     for key in r.results["models"]:
         p = f"{key}.flip.{lens}"
         rows.append([_model_name(r, key), r.cite(f"{p}.n_heads", "int"), r.cite(f"{p}.layer0_changed", "int"),
                      r.cite(f"{p}.changed_share", "pct:1"), _range(r, f"{p}.changed_share", "pct:1"),
                      r.cite(f"{p}.toward_share", "pct:1"), _range(r, f"{p}.toward_share", "pct:1"),
-                     r.cite(f"{p}.follows_share", "pct:1"), r.cite(f"{p}.most_pairs_followed", "int"),
-                     r.cite(f"{key}.flip.model_follows", "pct:1"), _range(r, f"{key}.flip.model_follows", "pct:1")])
+                     r.cite(f"{p}.follows_share", "pct:1"), r.cite(f"{p}.opposes_share", "pct:1"),
+                     r.cite(f"{p}.heads.n_significant", "int")])
     return md_table(["Model", "Heads counted (layer 0 apart)", "Layer-0 heads whose winner changes",
                      "(pair, head) whose winner changes", ci_head(r), "... that moved toward the reader", ci_head(r),
-                     "... whose winner is the reader's in both", "Most pairs one head follows", "Sentences: final state nearer the reader's referent", ci_head(r)], rows)
+                     "... whose winner changes with the reader", "... against the reader",
+                     "Heads passing the corrected sign test"], rows)
 
 
-def flips(r, model: str, lens: str = "alpha") -> str:
+SET_LABELS = {"": "both orders", "original": "as first written", "mirrored": "mirrored", "null": "null pairs"}
+
+
+def flip_sets(r) -> str:
+    """Per model and set of pairs (both orders; each order; the null pairs), under α: how
+    often the heads moved the reader's way, the per-head sign tests and the null of their
+    maximum, and the model's own probe. Narrow enough to print: the models by their short
+    names, the best head's corrected p left to `flip_top_heads`."""
+    rows = []
+    for key in r.results["models"]:
+        for name, label in SET_LABELS.items():
+            p = flip_key(key, name)
+            h = f"{p}.alpha.heads"
+            model = f"{r.cite(f'{key}.model', 'text')} ({r.cite(f'{key}.n_layers', 'int')} layers)" if not name else ""
+            rows.append([model, label, r.cite(f"{p}.n_pairs", "int"),
+                         r.cite(f"{p}.alpha.toward_share", "pct:1"), _range(r, f"{p}.alpha.toward_share", "pct:1"),
+                         r.cite(f"{h}.n_significant", "int"),
+                         f"{r.cite(f'{h}.best', 'text')}: {r.cite(f'{h}.best_follows', 'int')} / "
+                         f"{r.cite(f'{h}.best_opposes', 'int')}",
+                         r.cite(f"{p}.alpha.most_pairs_followed", "int"), r.cite(f"{h}.null_max_follows", "fixed:0"),
+                         r.cite(f"{p}.model_follows", "pct:1"), _range(r, f"{p}.model_follows", "pct:1")])
+    return md_table(["Model", "Pairs", "Number", "Heads moved toward the reader", ci_head(r),
+                     "Heads passing the corrected sign test", "Best head: pairs with / against", "Most pairs one head follows",
+                     "... if swapped at random (95th pct.)", "Final state nearer the reader's noun", ci_head(r)], rows)
+
+
+def flip_top_heads(r, model: str, more: int = 5) -> str:
+    """The heads of one model with the smallest corrected p under α (every flip pair): every
+    head that passes and `more` after them, with their counts in each set of pairs."""
+    heads = r.results["models"][model]["flips"]["lenses"]["alpha"]["heads"]
+    order = sorted(range(len(heads["follows"])), key=lambda i: (heads["p_corrected"][i], -heads["follows"][i], i))
+    rows = []
+    for i in order[: heads["n_significant"] + more]:
+        name = f"L{heads['layer'][i]}H{heads['head'][i]}"
+        cell = lambda s: (f"{r.cite(f'{flip_key(model, s)}.alpha.head.{name}.follows', 'int')} / "
+                          f"{r.cite(f'{flip_key(model, s)}.alpha.head.{name}.opposes', 'int')}")
+        p = f"{model}.flip.alpha.head.{name}"
+        rows.append([name, *(cell(s) for s in ("", "original", "mirrored", "null")), r.cite(f"{p}.p_corrected", "sci:1"),
+                     r.cite(f"{p}.picks_reader", "pct:1")])
+    return md_table(["Head", "Both orders: pairs with / against the reader", "As first written", "Mirrored",
+                     "Null pairs", "Corrected p, both orders", "Sentences whose winner is the reader's noun"], rows)
+
+
+def flips(r, pairs: str = "flip") -> str:
+    """Every flip pair, or every null pair, and per model the heads (α) that follow the
+    reader's referent in it (a null pair's: the referent of the pair whose frame it shares).
+    A null pair is shown by its frame's number and its two words, not its sentences again."""
+    s = "" if pairs == "flip" else "null"
+    models = list(r.results["models"])
+    listed = flip_set(r.results["models"][models[0]]["flips"], s)["lenses"]["alpha"]["pairs"]
     out = []
-    for i, pair in enumerate(r.results["models"][model]["flips"]["lenses"][lens]["pairs"]):
+    for i, pair in enumerate(listed):
         a, b = pair["sentences"]
-        p = f"{model}.flip.{lens}.pair{i}"
-        out.append([escape(a), escape(b), escape(" → ".join(pair["referents"])),
-                    f"{r.cite(f'{p}.changed', 'int')}", r.cite(f"{p}.toward_reader", "int"),
-                    r.cite(f"{p}.mean_shift", "fixed:4"), r.cite(f"{p}.follows_reader", "int")])
-    n = r.cite(f"{model}.flip.{lens}.n_heads", "int")
-    return md_table(["Sentence A", "Sentence B", "Reader's referent", f"Heads (of {n}) whose winner changes",
-                     "Heads moving toward the reader", "Mean shift toward the reader", "Heads that follow the reader"],
-                    out, summary=f"All {len(out)} pairs, head by head counts")
+        changed = [(x, y) for x, y in zip(re.findall(r"\w+", a), re.findall(r"\w+", b)) if x != y][0]
+        where = [escape(a), escape(changed[1])] if pairs == "flip" else [str(pair["source"]), escape(" / ".join(changed))]
+        out.append([str(i + 1), "mirrored" if pair["order"] == "mirrored" else "as written", *where,
+                    escape(" → ".join(pair["referents"])),
+                    *(r.cite(f"{flip_key(k, s)}.alpha.pair{i}.follows_reader", "int") for k in models)])
+    where = ["Sentence A", "Sentence B changes it to"] if pairs == "flip" else ["Frame of pair", "“it was …”, A / B"]
+    head = ["#", "Nouns named", *where, "Reader's referent, A → B" if pairs == "flip" else "Pseudo-referents, A → B"]
+    head += [f"{r.cite(f'{k}.checkpoint', 'text')}: heads that follow (of {r.cite(f'{k}.flip.alpha.n_heads', 'int')})"
+             for k in models]
+    return md_table(head, out, summary=f"All {len(out)} {'pairs' if pairs == 'flip' else 'null pairs'}")
 
 
 def mutant(r, model: str, name: str = "wrong_agg") -> str:
@@ -505,5 +561,5 @@ TABLES = {
     for f in (provenance, agreement, lens_summary, halves, halves_intervals, ratios, ratios_by_layer, per_layer,
               layer_picks, survivors, survivor_heads, worst_rows, depth, verdicts, checks, anchors, rollout,
               rollout_displayed, rollout_ranking, rollout_baselines, sensitivity, sensitivity_survivors, near_ties,
-              flip_summary, flips, mutant, corpus, tokens)
+              flip_summary, flip_sets, flip_top_heads, flips, mutant, corpus, tokens)
 }
