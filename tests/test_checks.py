@@ -30,13 +30,14 @@ def test_fold_by_groups_agrees_with_the_instruments_matrices(seed):
     assert np.abs(checks.fold_by_groups(alpha, WORD_IDS) - wrong).max() > 0.1
 
 
-def test_the_self_checks_hold_on_the_real_model(small_measured):
+def test_the_self_checks_hold_on_the_real_model(small_measured, small_study):
     c = small_measured.results.checks
     assert c.unit_norms_agree and c.unit_norms_max_diff < checks.AGREE
     assert c.cls_zero_moves and c.cls_zero_median_sink < small_measured.results.summary["value_norm"].stats.median_sink
     registered = next(v for v in small_measured.results.verdicts if v.lens == "value_norm")
     assert 0 <= c.cls_zero_rows_above < registered.rows_above    # with no [CLS] left, fewer rows keep half
-    assert c.oracle_sentences == 12
+    every = next(spec.oracle_every for spec in small_study.models if spec.key == "l6")
+    assert c.oracle_sentences == len(range(0, len(small_study.sentences), every))   # study.yml's sample
     assert max(c.oracle_max_abs_alpha, c.oracle_max_abs_hidden, c.oracle_max_abs_sink) < 1e-5
     assert c.oracle_same_heads
 

@@ -10,7 +10,7 @@ from model.site import background, cache, published
 POSITIONAL = {lens: [[0, 1]] for lens in LENSES}
 RESULTS = {
     "default_model": "l6", "sentences": ["A cat sat.", "Dogs ran."], "registers": ["news", "fiction"],
-    "stop_rule": {"threshold": 0.5}, "runtime": {"models": ["l6"], "tolerance": 1e-4},
+    "stop_rule": {"threshold": 0.5}, "tie_tolerance": 1e-3, "runtime": {"models": ["l6"], "tolerance": 1e-4},
     "models": {k: {"model": name, "checkpoint": f"org/{name}", "n_layers": L, "n_heads": 12,
                    "halves": {"fit": [1], "test": [0]}, "positional_heads": POSITIONAL}
                for k, name, L in (("l6", "minilm-l6", 6), ("l3", "minilm-l3", 3))},
@@ -29,7 +29,7 @@ def test_the_instrument_index_carries_the_definitions_the_script_must_not_repeat
     assert index["default_model"] == "l6"
     assert index["sentences"] == [{"text": "A cat sat.", "register": "news", "half": "test"},
                                   {"text": "Dogs ran.", "register": "fiction", "half": "fit"}]
-    assert index["threshold"] == 0.5 and index["tiny_mass"] == TINY_MASS
+    assert index["threshold"] == 0.5 and index["tie_tolerance"] == 1e-3 and index["tiny_mass"] == TINY_MASS
     assert [(x["key"], x["label"]) for x in index["lenses"]] == [(k, LENS_LABELS[k]) for k in LENSES]
     assert index["models"]["l3"] == {"name": "minilm-l3", "title": "minilm-l3 (3 layers × 12 heads)", "n_layers": 3,
                                      "n_heads": 12, "positional": POSITIONAL, "runtime": None}
