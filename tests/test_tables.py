@@ -230,3 +230,15 @@ def test_rollout_baselines_one_row_per_guess_one_column_per_model():
     assert with_ci[8][2] == "-1.0–0.0 pp"
     # A paired difference of exactly zero is a result: its interval is printed, not "none seen".
     assert cells(tables.rollout_baselines(Recorder(_rollout_values(0.0), r.results), intervals=True))[9][2] == "0.0–0.0 pp"
+
+
+def test_ratios_by_layer_count_the_heads_that_hardly_discount_cls():
+    values = {"l6.n_layers": 2, "l6.n_heads": 12}
+    for layer in range(2):
+        values |= {f"l6.layer{layer}.ratio.{t}.median": 0.1 * (layer + 1) for t in ("cls_v", "sep_v", "cls_f", "sep_f")}
+        values[f"l6.layer{layer}.heads_cls_long"] = 3 * layer
+    r = Recorder(values)
+    table = tables.ratios_by_layer(r, "l6")
+    assert "above 0.50×" in table.splitlines()[0]
+    assert cells(table) == [["0", "0.10×", "0.10×", "0.10×", "0.10×", "0 of 12"], ["1", "0.20×", "0.20×", "0.20×", "0.20×", "3 of 12"]]
+    assert "l6.layer1.heads_cls_long" in r.cited

@@ -7,6 +7,7 @@ their own; tables longer than `COLLAPSE` rows are folded into a <details> block.
 from __future__ import annotations
 
 from ..instrument import LENS_LABELS, LENSES
+from ..stats import CLS_LONG
 from .numbers import md_text as escape  # Markdown-safe, not only HTML-safe: see md_text
 
 # Reference vs oracle differences are float32 rounding noise: they differ from one CPU to
@@ -118,8 +119,10 @@ def ratios_by_layer(r, model: str) -> str:
     rows = []
     for layer in range(L):
         p = f"{model}.layer{layer}.ratio"
-        rows.append([str(layer)] + [r.cite(f"{p}.{t}.median", "ratio:2") for t in ("cls_v", "sep_v", "cls_f", "sep_f")])
-    return md_table(["Layer", "[CLS] ‖v‖", "[SEP] ‖v‖", "[CLS] ‖f‖", "[SEP] ‖f‖"], rows)
+        rows.append([str(layer)] + [r.cite(f"{p}.{t}.median", "ratio:2") for t in ("cls_v", "sep_v", "cls_f", "sep_f")]
+                    + [f"{r.cite(f'{model}.layer{layer}.heads_cls_long', 'int')} of {r.cite(f'{model}.n_heads', 'int')}"])
+    return md_table(["Layer", "[CLS] ‖v‖", "[SEP] ‖v‖", "[CLS] ‖f‖", "[SEP] ‖f‖",
+                     f"Heads whose median [CLS] ‖v‖ ratio is above {CLS_LONG:.2f}×"], rows)
 
 
 def per_layer(r, model: str) -> str:
