@@ -221,13 +221,13 @@ def test_rollout_baselines_one_row_per_guess_one_column_per_model():
         "Guess: the sentence's mean rollout row", "Guess: the next word", "Guess: the previous word",
         "A word drawn at random", "The best guess", "Own row minus the best guess",
         "Own row minus the best sentence-wide guess (the first three)",
-        "The instrument's top word is next to the word (either side)"]
+        "(Not a guess) the instrument's top word is next to the word, either side"]
     assert [row[1] for row in rows] == ["10.0%", "11.0%", "12.0%", "13.0%", "14.0%", "15.0%", "5.0%", "the next word",
                                         "0.0 pp", "0.0 pp", "16.0%"]
     assert "l6.rollout.best_baseline" in r.cited         # the best guess's name is locked like a number
     with_ci = cells(tables.rollout_baselines(Recorder(_rollout_values(-0.01), r.results), intervals=True))
     assert with_ci[0][1:] == ["10.0%", "5.0–20.0%"] and with_ci[6][2] == with_ci[7][2] == "—"
-    assert with_ci[8][2] == "-1.0–0.0 pp"
+    assert with_ci[8][2] == "-1.0 to 0.0 pp"            # a negative bound: "to", not a dash that reads as a minus
     # A paired difference of exactly zero is a result: its interval is printed, not "none seen".
     assert cells(tables.rollout_baselines(Recorder(_rollout_values(0.0), r.results), intervals=True))[9][2] == "0.0–0.0 pp"
 
@@ -242,3 +242,8 @@ def test_ratios_by_layer_count_the_heads_that_hardly_discount_cls():
     assert "above 0.50×" in table.splitlines()[0]
     assert cells(table) == [["0", "0.10×", "0.10×", "0.10×", "0.10×", "0 of 12"], ["1", "0.20×", "0.20×", "0.20×", "0.20×", "3 of 12"]]
     assert "l6.layer1.heads_cls_long" in r.cited
+
+
+def test_a_span_says_to_when_a_bound_is_negative():
+    assert tables.span("23.3%", "29.2%") == "23.3–29.2%"
+    assert tables.span("-24.4 pp", "-19.2 pp") == "-24.4 to -19.2 pp" and tables.span("-0.5×", "1.2×") == "-0.5 to 1.2×"

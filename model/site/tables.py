@@ -33,9 +33,10 @@ def ci_head(r) -> str:
 
 
 def span(lo: str, hi: str) -> str:
-    """Two formatted bounds as one range, the unit once: "23.3%", "29.2%" -> "23.3–29.2%"."""
+    """Two formatted bounds as one range, the unit once: "23.3%", "29.2%" -> "23.3–29.2%";
+    "to" when a bound is negative, where a dash would read as a minus: "-24.4 to -19.2 pp"."""
     unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else " pp" if hi.endswith(" pp") else ""
-    return f"{lo.removesuffix(unit)}–{hi}"
+    return f"{lo.removesuffix(unit)}{' to ' if lo.startswith('-') or hi.startswith('-') else '–'}{hi}"
 
 
 def _range(r, key: str, fmt: str) -> str:
@@ -343,8 +344,8 @@ def rollout_baselines(r, intervals: bool = False) -> str:
     rows += [row("A word drawn at random", "chance_agreement", "pct:1", None), best(),
              row("Own row minus the best guess", "word_specific", "pp:1", difference),
              row("Own row minus the best sentence-wide guess (the first three)", "beyond_sentence_guesses", "pp:1", difference),
-             row("The instrument's top word is next to the word (either side)", "instrument_top_adjacent", "pct:1")]
-    head = ["Held-out rows whose top word is the instrument's"]
+             row("(Not a guess) the instrument's top word is next to the word, either side", "instrument_top_adjacent", "pct:1")]
+    head = ["Held-out rows where this names the instrument's top word"]
     for m in models:
         head += [_model_name(r, m)] + ([ci_head(r)] if intervals else [])
     return md_table(head, rows)
