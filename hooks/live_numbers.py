@@ -58,7 +58,8 @@ def on_files(files, config):
     report, settings = _state["report"], _state["settings"]
     results_entry = cache.read(settings.cache_dir, "results", report.results_key)
     views = gate.views_dir(settings, report.results_key)
-    for path, src in published.site_files(report.results, results_entry, views, settings.cache_dir).items():
+    for path, src in published.site_files(report.results, results_entry, views, settings.cache_dir,
+                                           settings.lock).items():
         if isinstance(src, Path):
             files.append(File.generated(config, path, abs_src_path=str(src)))
         else:

@@ -12,11 +12,14 @@ its length) is 1.0 for a uniform row. Two yardsticks go with it:
   displayed ranking survives (Spearman correlation, same top word), and whether the
   rollout's top word is the instrument's (alpha, the head it opens).
 
-That agreement has lazy baselines a word-specific reading must beat (study.yml
-`rollout_baselines`): the sentence's last punctuation mark, the rollout row of another
-shown word of the same sentence (the next, cyclically), and the sentence's mean rollout
-row; each guesses, for word w, the top word among the other words (w's own column
-dropped). What is specific to the word is the row's agreement minus the best baseline's.
+That agreement has lazy baselines a word-specific reading must beat (study.yml, rollout's
+baselines): three sentence-wide guesses, the sentence's last punctuation mark, the rollout
+row of another shown word of the same sentence (the next, cyclically), and the sentence's
+mean rollout row, each naming the top word among the other words (w's own column dropped);
+and two positional guesses, added after the second review's sceptical reading, the word
+just after w and the word just before it. What is specific to the word is the row's
+agreement minus the best baseline's (all five); `beyond_sentence_guesses` keeps the
+comparison with the best sentence-wide guess.
 How alike a sentence's rows are: Spearman between two shown words' displayed rows, over
 the words other than both.
 """
@@ -81,10 +84,24 @@ class RolloutStats:
     baseline_sentence_mean: float     # the sentence's mean rollout row
     baseline_sentence_mean_lo: float
     baseline_sentence_mean_hi: float
-    best_baseline: str                # the baseline that agrees most often
+    # Positional guesses (added after the second review's sceptical reading):
+    baseline_next_word: float         # the word just after (none for the last word)
+    baseline_next_word_lo: float
+    baseline_next_word_hi: float
+    baseline_previous_word: float     # the word just before (none for the first word)
+    baseline_previous_word_lo: float
+    baseline_previous_word_hi: float
+    instrument_top_adjacent: float    # rows whose instrument top word is next to the word, either side
+    instrument_top_adjacent_lo: float
+    instrument_top_adjacent_hi: float
+    best_baseline: str                # the baseline that agrees most often (of all five)
     word_specific: float              # agrees_with_instrument minus the best baseline's share
     word_specific_lo: float           # (paired: the same resampled sentences for both)
     word_specific_hi: float
+    best_sentence_baseline: str       # the best of the three sentence-wide guesses
+    beyond_sentence_guesses: float    # agrees_with_instrument minus its share (paired, as above)
+    beyond_sentence_guesses_lo: float
+    beyond_sentence_guesses_hi: float
     rows_alike_spearman: float        # median over (word, next word) pairs of one sentence
     rows_alike_spearman_lo: float
     rows_alike_spearman_hi: float
@@ -146,16 +163,25 @@ def _guess(rows: np.ndarray, words: list[int]) -> np.ndarray:
     return rows.argmax(axis=-1)
 
 
+# The guesses that are the same, or nearly, for every word of a sentence; the others are positional.
+SENTENCE_WIDE = ("last_punct", "other_word", "sentence_mean")
+GUESSES = SENTENCE_WIDE + ("next_word", "previous_word")
+
+
 def lazy_guesses(display: np.ndarray, words: list[int], punct: list[int]) -> dict[str, np.ndarray]:
     """The baselines' top word for each shown word, from a sentence's displayed rollout rows
     [n_words, n_words]: the last punctuation mark (-1 when the sentence has none), the next
-    shown word's row, the mean row of the shown words."""
-    n = len(words)
+    shown word's row, the mean row of the shown words; the word just after and just before
+    (-1 past either end of the sentence)."""
+    n, n_words = len(words), display.shape[-1]
     last = max(punct) if punct else -1
+    w = np.array(words)
     return {
         "last_punct": np.full(n, last),
         "other_word": _guess(display[[words[(k + 1) % n] for k in range(n)]], words),
         "sentence_mean": _guess(np.repeat(display[words].mean(axis=0, keepdims=True), n, axis=0), words),
+        "next_word": np.where(w + 1 < n_words, w + 1, -1),
+        "previous_word": w - 1,                     # -1 for the first word: no guess
     }
 
 
@@ -173,11 +199,12 @@ def rows_alike(display: np.ndarray, words: list[int]) -> np.ndarray:
 
 def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], resampler: Resampler) -> RolloutStats:
     """The rollout rows of the shown words of `sentences` (the held-out half)."""
-    guesses: dict[str, list] = {"last_punct": [], "other_word": [], "sentence_mean": []}
+    guesses: dict[str, list] = {name: [] for name in GUESSES}
     alike, alike_unit = [], []
     ent, margin, sink, d_ent, d_margin, baseline, lengths, full_base = [], [], [], [], [], [], [], []
     top_sink = top_self = 0
     rho, rho_unit, same_top, agree, agree_unit, chance, top_punct, agree_punct = [], [], [], [], [], [], [], []
+    adjacent = []
     instrument_top = {(s, w): t for s, w, t in zip(alpha_rows.sentence, alpha_rows.word, alpha_rows.top_word)}
     for k, i in enumerate(sentences):
         alpha, wm, words = corpus.acts[i].alpha, corpus.wms[i], corpus.rows[i].shown
@@ -209,6 +236,7 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
         top_punct.extend(is_punct)
         agree_punct.extend((top_w == theirs) & is_punct)
         agree_unit.extend(k for _ in words)
+        adjacent.extend(np.abs(theirs - np.array(words)) == 1)
         punct = [x for x in range(wm.n_words) if x not in words]
         for name, guess in lazy_guesses(display, words, punct).items():
             guesses[name].extend(guess == theirs)
@@ -223,7 +251,9 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
     unit = np.array(agree_unit)
     shares = {name: float(np.mean(g)) for name, g in guesses.items()}
     best = max(shares, key=shares.get)
+    best_wide = max(SENTENCE_WIDE, key=shares.get)
     specific = np.array(agree, float) - np.array(guesses[best], float)
+    beyond = np.array(agree, float) - np.array(guesses[best_wide], float)
     d_lo, d_hi = resampler.median(de, np.array(agree_unit))
     r_lo, r_hi = resampler.median(np.array(rho), np.array(rho_unit))
     a_lo, a_hi = resampler.share(np.array(agree), np.array(agree_unit))
@@ -263,9 +293,14 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
         agrees_on_punct=float(np.mean(agree_punct)),
         **{f"baseline_{name}": shares[name] for name in guesses},
         **{k: v for name, g in guesses.items() for k, v in _ci(f"baseline_{name}", resampler.share(np.array(g), unit)).items()},
+        instrument_top_adjacent=float(np.mean(adjacent)),
+        **_ci("instrument_top_adjacent", resampler.share(np.array(adjacent), unit)),
         best_baseline=best,
         word_specific=float(specific.mean()),
         **_ci("word_specific", resampler.mean(specific, unit)),
+        best_sentence_baseline=best_wide,
+        beyond_sentence_guesses=float(beyond.mean()),
+        **_ci("beyond_sentence_guesses", resampler.mean(beyond, unit)),
         rows_alike_spearman=float(np.median(alike)) if alike else float("nan"),
         **_ci("rows_alike_spearman", resampler.median(np.array(alike), np.array(alike_unit)) if alike
               else (float("nan"), float("nan"))),

@@ -18,10 +18,8 @@ import numpy as np
 from . import stats
 from .corpus import Corpus, Displayed, displayed, positional_heads
 from .instrument import LENSES
+from .stats import CLS_LONG   # a [CLS] vector at least half as long as the mean content token's
 from .study import Study
-
-
-CLS_LONG = 0.5   # a [CLS] vector at least half as long as the mean content token's is hardly discounted
 
 
 @dataclass

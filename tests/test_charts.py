@@ -145,16 +145,20 @@ def test_the_sensitivity_chart_plots_the_stop_rules_count_per_choice():
 
 def test_the_rollout_baselines_chart_has_every_guess_and_its_interval():
     ro = {"agrees_with_instrument": 0.3, "baseline_last_punct": 0.1, "baseline_other_word": 0.2, "baseline_sentence_mean": 0.25,
-          "chance_agreement": 0.05, "best_baseline": "sentence_mean"}
+          "baseline_next_word": 0.4, "baseline_previous_word": 0.15, "chance_agreement": 0.05, "best_baseline": "next_word"}
     ro |= {f"{k}_lo": v - 0.01 for k, v in list(ro.items()) if k.startswith(("agrees", "baseline_"))}
     ro |= {f"{k}_hi": v + 0.01 for k, v in list(ro.items()) if k.startswith(("agrees", "baseline_")) and not k.endswith("_lo")}
-    spec = resolved(charts.build({"models": {"l6": {"checkpoint": "x/six", "rollout": ro}}}, "rollout_baselines"))
+    results = {"models": {"l6": {"checkpoint": "x/six", "rollout": ro}}, "bootstrap": {"level": 0.95}}
+    spec = resolved(charts.build(results, "rollout_baselines"))
     panel = spec["vconcat"][0]
     # Altair lifts data that layers share to their parent: read it where it ended up.
     data = next(node["data"]["values"] for node in (panel["layer"][0], panel, spec) if "data" in node)
-    assert [(d["share"], d["kind"]) for d in data] == [(0.3, "rollout, this word"), (0.1, "lazy guess"), (0.2, "lazy guess"),
-                                                       (0.25, "lazy guess"), (0.05, "lazy guess")]
-    assert data[0]["lo"] == pytest.approx(0.29) and data[4]["lo"] == data[4]["hi"] == 0.05   # chance: no interval
+    wide, positional = "lazy guess, sentence-wide", "lazy guess, positional"
+    assert [(d["share"], d["kind"]) for d in data] == [(0.3, "rollout, this word"), (0.1, wide), (0.2, wide), (0.25, wide),
+                                                       (0.4, positional), (0.15, positional), (0.05, "chance")]
+    assert data[0]["lo"] == pytest.approx(0.29) and data[6]["lo"] == data[6]["hi"] == 0.05   # chance: no interval
+    words = charts.describe(results, "rollout_baselines", lambda k, f: k)
+    assert "the best lazy guess (the next word) l6.rollout.baseline_next_word" in words.alt
 
 
 def test_rule_layers_draws_alphas_layers_and_picks():

@@ -79,6 +79,9 @@ def test_the_small_site_is_built_with_its_numbers_and_files(tiny_project):
     assert f"{locked['l3.alpha.median_sink'].value * 100:.1f}%" in nb and "42" in nb
     assert not list(site.rglob("*.ipynb")), "a notebook published as a file, not a page"
     results = json.loads((site / "downloads" / "results.json").read_text())
+    # The lock is published as a download (the anchors' "recorded" values), not at the root.
+    assert (site / "downloads" / "numbers.lock.json").read_bytes() == (tiny_project / LOCK).read_bytes()
+    assert not (site / "numbers.lock.json").exists()
     index = json.loads((site / "assets" / "instrument" / "index.json").read_text())
     assert [s["text"] for s in index["sentences"]] == results["sentences"]
     assert [s["register"] for s in index["sentences"]] == results["registers"]

@@ -46,6 +46,10 @@ def test_site_files_point_into_the_cache(tmp_path):
     assert json.loads(files["assets/instrument/index.json"])["default_model"] == "l6"
     assert files["assets/instrument/l6/1.json"] == views / "assets/instrument/l6/1.json"
     assert len(files) == 3 + 3
+    lock = tmp_path / "numbers.lock.json"                  # the lock, published when there is one
+    lock.write_text("{}")
+    with_lock = published.site_files({**RESULTS, "runtime": {"models": [], "tolerance": 1e-4}}, results, views, tmp_path, lock)
+    assert with_lock["downloads/numbers.lock.json"] == lock and len(with_lock) == len(files) + 1
 
 
 def test_the_vega_bundle_is_started_beside_the_build_only_when_missing(tmp_path, monkeypatch):

@@ -269,16 +269,47 @@ def test_near_ties_per_model_and_lens():
 
 
 def _rollout_values(specific_lo):
-    values = {"l6.checkpoint": "mini", "l6.n_layers": 6, "l6.rollout.chance_agreement": 0.05}
-    for k, name in enumerate(["agrees_with_instrument", "baseline_last_punct", "baseline_other_word", "baseline_sentence_mean"]):
+    values = {"l6.checkpoint": "mini", "l6.n_layers": 6, "l6.rollout.chance_agreement": 0.05,
+              "l6.rollout.best_baseline": "next_word"}
+    for k, name in enumerate(["agrees_with_instrument", "baseline_last_punct", "baseline_other_word", "baseline_sentence_mean",
+                              "baseline_next_word", "baseline_previous_word", "instrument_top_adjacent"]):
         values |= {f"l6.rollout.{name}": 0.1 + k / 100, f"l6.rollout.{name}_lo": 0.05, f"l6.rollout.{name}_hi": 0.2}
-    return values | {"l6.rollout.word_specific": 0.0, "l6.rollout.word_specific_lo": specific_lo, "l6.rollout.word_specific_hi": 0.0}
+    for name in ("word_specific", "beyond_sentence_guesses"):
+        values |= {f"l6.rollout.{name}": 0.0, f"l6.rollout.{name}_lo": specific_lo, f"l6.rollout.{name}_hi": 0.0}
+    return values
 
 
-def test_rollout_baselines_beside_the_words_own_row():
+def test_rollout_baselines_one_row_per_guess_one_column_per_model():
     r = Recorder(_rollout_values(0.0), {"models": {"l6": {}}, "bootstrap": {"level": 0.95}})
-    (row,) = cells(tables.rollout_baselines(r))
+    rows = cells(tables.rollout_baselines(r))
+    assert [row[0] for row in rows] == [
+        "The word's own rollout row", "Guess: the sentence's last punctuation mark", "Guess: another word's rollout row",
+        "Guess: the sentence's mean rollout row", "Guess: the next word", "Guess: the previous word",
+        "A word drawn at random", "The best guess", "Own row minus the best guess",
+        "Own row minus the best sentence-wide guess (the first three)",
+        "(Not a guess) the instrument's top word is next to the word, either side"]
+    assert [row[1] for row in rows] == ["10.0%", "11.0%", "12.0%", "13.0%", "14.0%", "15.0%", "5.0%", "the next word",
+                                        "0.0 pp", "0.0 pp", "16.0%"]
+    assert "l6.rollout.best_baseline" in r.cited         # the best guess's name is locked like a number
+    with_ci = cells(tables.rollout_baselines(Recorder(_rollout_values(-0.01), r.results), intervals=True))
+    assert with_ci[0][1:] == ["10.0%", "5.0–20.0%"] and with_ci[6][2] == with_ci[7][2] == "—"
+    assert with_ci[8][2] == "-1.0 to 0.0 pp"            # a negative bound: "to", not a dash that reads as a minus
     # A paired difference of exactly zero is a result: its interval is printed, not "none seen".
-    assert row[1:] == ["10.0%", "11.0%", "12.0%", "13.0%", "5.0%", "0.0 pp", "0.0–0.0 pp"]
-    (row,) = cells(tables.rollout_baselines(Recorder(_rollout_values(-0.01), r.results), intervals=True))
-    assert row[1:3] == ["10.0%", "5.0–20.0%"] and row[-1] == "-1.0–0.0 pp" and len(row) == 12
+    assert cells(tables.rollout_baselines(Recorder(_rollout_values(0.0), r.results), intervals=True))[9][2] == "0.0–0.0 pp"
+
+
+def test_ratios_by_layer_count_the_heads_that_hardly_discount_cls():
+    values = {"l6.n_layers": 2, "l6.n_heads": 12}
+    for layer in range(2):
+        values |= {f"l6.layer{layer}.ratio.{t}.median": 0.1 * (layer + 1) for t in ("cls_v", "sep_v", "cls_f", "sep_f")}
+        values[f"l6.layer{layer}.heads_cls_long"] = 3 * layer
+    r = Recorder(values)
+    table = tables.ratios_by_layer(r, "l6")
+    assert "above 0.50×" in table.splitlines()[0]
+    assert cells(table) == [["0", "0.10×", "0.10×", "0.10×", "0.10×", "0 of 12"], ["1", "0.20×", "0.20×", "0.20×", "0.20×", "3 of 12"]]
+    assert "l6.layer1.heads_cls_long" in r.cited
+
+
+def test_a_span_says_to_when_a_bound_is_negative():
+    assert tables.span("23.3%", "29.2%") == "23.3–29.2%"
+    assert tables.span("-24.4 pp", "-19.2 pp") == "-24.4 to -19.2 pp" and tables.span("-0.5×", "1.2×") == "-0.5 to 1.2×"

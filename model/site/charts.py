@@ -327,9 +327,15 @@ def sensitivity(results: dict):
     return (bar + points).properties(width=WIDTH * 0.7, height=260)
 
 
-ROLLOUT_GUESSES = {"agrees_with_instrument": "the word's own rollout row", "baseline_last_punct": "last punctuation mark",
-                   "baseline_other_word": "another word's rollout row", "baseline_sentence_mean": "the sentence's mean row",
-                   "chance_agreement": "a word drawn at random"}
+# key in a model's rollout results -> (label, kind): the word's own row, then the lazy guesses
+# (sentence-wide, then positional, added after the second review's sceptical reading), then chance.
+ROLLOUT_GUESSES = {"agrees_with_instrument": ("the word's own rollout row", "rollout, this word"),
+                   "baseline_last_punct": ("last punctuation mark", "lazy guess, sentence-wide"),
+                   "baseline_other_word": ("another word's rollout row", "lazy guess, sentence-wide"),
+                   "baseline_sentence_mean": ("the sentence's mean row", "lazy guess, sentence-wide"),
+                   "baseline_next_word": ("the next word", "lazy guess, positional"),
+                   "baseline_previous_word": ("the previous word", "lazy guess, positional"),
+                   "chance_agreement": ("a word drawn at random", "chance")}
 
 
 def rollout_baselines(results: dict):
@@ -340,18 +346,19 @@ def rollout_baselines(results: dict):
     for key, m in results["models"].items():
         ro = m["rollout"]
         data = [{"guess": label, "order": i, "share": ro[k], "lo": ro.get(f"{k}_lo", ro[k]), "hi": ro.get(f"{k}_hi", ro[k]),
-                 "kind": "rollout, this word" if i == 0 else "lazy guess"}
-                for i, (k, label) in enumerate(ROLLOUT_GUESSES.items())]
+                 "kind": kind}
+                for i, (k, (label, kind)) in enumerate(ROLLOUT_GUESSES.items())]
         base = alt.Chart(_rows(data), title=_name(results, key))
         y = alt.Y("guess:N", title=None, sort=alt.EncodingSortField("order"))
         bars = base.mark_bar(opacity=0.8).encode(
             x=alt.X("share:Q", title="rows whose top word is the instrument's", scale=alt.Scale(domain=[0, 1]),
                     axis=alt.Axis(format="%")),
-            y=y, color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom")),
+            y=y, color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom"),
+                                 sort=list(dict.fromkeys(kind for _, kind in ROLLOUT_GUESSES.values()))),
             tooltip=["guess:N", alt.Tooltip("share:Q", format=".1%"), alt.Tooltip("lo:Q", format=".1%"),
                      alt.Tooltip("hi:Q", format=".1%")])
         whiskers = base.mark_rule(color="black").encode(x="lo:Q", x2="hi:Q", y=y)
-        panels.append(alt.layer(bars, whiskers).properties(width=WIDTH * 0.7, height=110))
+        panels.append(alt.layer(bars, whiskers).properties(width=WIDTH * 0.7, height=150))
     return alt.vconcat(*panels)
 
 
@@ -718,7 +725,7 @@ def sensitivity_words(results: dict, num: Num) -> Words:
 def rollout_baselines_words(results: dict, num: Num) -> Words:
     per_model = "; ".join(
         f"{_name(results, k)}: the word's own row {num(f'{k}.rollout.agrees_with_instrument', 'pct:1')}, the best "
-        f"lazy guess ({ROLLOUT_GUESSES['baseline_' + results['models'][k]['rollout']['best_baseline']]}) "
+        f"lazy guess ({ROLLOUT_GUESSES['baseline_' + results['models'][k]['rollout']['best_baseline']][0]}) "
         f"{num(f'{k}.rollout.baseline_' + results['models'][k]['rollout']['best_baseline'], 'pct:1')}, a random word "
         f"{num(f'{k}.rollout.chance_agreement', 'pct:1')}"
         for k in results["models"]
@@ -726,7 +733,8 @@ def rollout_baselines_words(results: dict, num: Num) -> Words:
     return Words(
         "How often each guess names the top word of the row the instrument shows (α, on the head it opens): the "
         "word's own rollout row, three lazy guesses that are the same or nearly for every word of a sentence (its last punctuation "
-        "mark, another word's rollout row, the sentence's mean rollout row) and a word drawn at random; one panel "
+        "mark, another word's rollout row, the sentence's mean rollout row), two positional ones (the next word, the "
+        "previous word) and a word drawn at random; one panel "
         f"per model, held-out rows, black lines the {num('bootstrap.level', 'pct:0')} intervals over sentences.",
         f"Horizontal bar charts, shares from 0 % to 100 %. {per_model}.",
     )

@@ -10,6 +10,7 @@ printed value could change: the lock's default tolerance is half the last printe
 """
 from __future__ import annotations
 
+from .. import stats
 from ..errors import UserError
 
 import re
@@ -133,6 +134,15 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         for layer, heads in enumerate(per_layer):
             for head, v in enumerate(heads):
                 out[f"{k}.headratio.l{layer}h{head}.{name}"] = v
+    # Heads that hardly discount [CLS], and where each ratio is largest (model/stats.py)
+    long_cls = stats.long_heads(m["head_ratios"]["cls_v"], m["ratios"])
+    out[f"{k}.heads_cls_long"] = long_cls["heads"]
+    for layer, n in enumerate(long_cls["per_layer"]):
+        out[f"{k}.layer{layer}.heads_cls_long"] = n
+    for i, x in enumerate(long_cls["layers"]):
+        _put(out, f"{k}.heads_cls_long_layer{i}", x)
+    for name, x in stats.longest_layers(m["ratios"]).items():
+        _put(out, f"{k}.ratio.{name}.longest_layer", x)
     for lens, nt in m["near_ties"].items():
         _put(out, f"{k}.{lens}.near_ties", nt)
     for v in m["sensitivity"]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..instrument import LENS_LABELS, LENSES
+from ..stats import CLS_LONG
 from .numbers import flip_key, flip_set
 from .numbers import md_text as escape  # Markdown-safe, not only HTML-safe: see md_text
 
@@ -35,9 +36,10 @@ def ci_head(r) -> str:
 
 
 def span(lo: str, hi: str) -> str:
-    """Two formatted bounds as one range, the unit once: "23.3%", "29.2%" -> "23.3–29.2%"."""
+    """Two formatted bounds as one range, the unit once: "23.3%", "29.2%" -> "23.3–29.2%";
+    "to" when a bound is negative, where a dash would read as a minus: "-24.4 to -19.2 pp"."""
     unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else " pp" if hi.endswith(" pp") else ""
-    return f"{lo.removesuffix(unit)}–{hi}"
+    return f"{lo.removesuffix(unit)}{' to ' if lo.startswith('-') or hi.startswith('-') else '–'}{hi}"
 
 
 def _range(r, key: str, fmt: str) -> str:
@@ -121,8 +123,10 @@ def ratios_by_layer(r, model: str) -> str:
     rows = []
     for layer in range(L):
         p = f"{model}.layer{layer}.ratio"
-        rows.append([str(layer)] + [r.cite(f"{p}.{t}.median", "ratio:2") for t in ("cls_v", "sep_v", "cls_f", "sep_f")])
-    return md_table(["Layer", "[CLS] ‖v‖", "[SEP] ‖v‖", "[CLS] ‖f‖", "[SEP] ‖f‖"], rows)
+        rows.append([str(layer)] + [r.cite(f"{p}.{t}.median", "ratio:2") for t in ("cls_v", "sep_v", "cls_f", "sep_f")]
+                    + [f"{r.cite(f'{model}.layer{layer}.heads_cls_long', 'int')} of {r.cite(f'{model}.n_heads', 'int')}"])
+    return md_table(["Layer", "[CLS] ‖v‖", "[SEP] ‖v‖", "[CLS] ‖f‖", "[SEP] ‖f‖",
+                     f"Heads whose median [CLS] ‖v‖ ratio is above {CLS_LONG:.2f}×"], rows)
 
 
 def per_layer(r, model: str) -> str:
@@ -304,7 +308,8 @@ def rollout_ranking(r) -> str:
 
 
 ROLLOUT_BASELINES = {"last_punct": "the sentence's last punctuation mark", "other_word": "another word's rollout row",
-                     "sentence_mean": "the sentence's mean rollout row"}
+                     "sentence_mean": "the sentence's mean rollout row", "next_word": "the next word",
+                     "previous_word": "the previous word"}
 
 
 def _difference(r, key: str) -> str:
@@ -314,24 +319,38 @@ def _difference(r, key: str) -> str:
 
 
 def rollout_baselines(r, intervals: bool = False) -> str:
-    """The rollout row's top word against the instrument's, beside what lazy guesses
-    score on the same rows; what is left is what is specific to the word."""
-    rows = []
-    for key in r.results["models"]:
-        p = f"{key}.rollout"
-        row = [_model_name(r, key), r.cite(f"{p}.agrees_with_instrument", "pct:1")]
-        if intervals:
-            row.append(_range(r, f"{p}.agrees_with_instrument", "pct:1"))
-        for name in ROLLOUT_BASELINES:
-            row.append(r.cite(f"{p}.baseline_{name}", "pct:1"))
+    """One row per guess, one column per model (and its interval): how often the word's own
+    rollout row and each lazy guess name the instrument's top word, the best guess, and what
+    is left for the word against it and against the best sentence-wide guess."""
+    models = list(r.results["models"])
+
+    def row(label: str, key: str, fmt: str, interval=lambda k: _range(r, k, "pct:1")) -> list[str]:
+        out = [label]
+        for m in models:
+            out.append(r.cite(f"{m}.rollout.{key}", fmt))
             if intervals:
-                row.append(_range(r, f"{p}.baseline_{name}", "pct:1"))
-        row += [r.cite(f"{p}.chance_agreement", "pct:1"), r.cite(f"{p}.word_specific", "pp:1"), _difference(r, f"{p}.word_specific")]
-        rows.append(row)
-    head = ["Model", "The word's own rollout row"] + ([ci_head(r)] if intervals else [])
-    for label in ROLLOUT_BASELINES.values():
-        head += [label[0].upper() + label[1:]] + ([ci_head(r)] if intervals else [])
-    head += ["A word drawn at random", "Own row minus the best guess", ci_head(r)]
+                out.append(interval(f"{m}.rollout.{key}") if interval else "—")
+        return out
+
+    def best() -> list[str]:
+        out = ["The best guess"]
+        for m in models:
+            r.cite(f"{m}.rollout.best_baseline", "text")      # recorded and locked like any citation
+            out.append(ROLLOUT_BASELINES[r.numbers[f"{m}.rollout.best_baseline"]])
+            if intervals:
+                out.append("—")
+        return out
+
+    difference = lambda k: _difference(r, k)
+    rows = [row("The word's own rollout row", "agrees_with_instrument", "pct:1")]
+    rows += [row(f"Guess: {label}", f"baseline_{name}", "pct:1") for name, label in ROLLOUT_BASELINES.items()]
+    rows += [row("A word drawn at random", "chance_agreement", "pct:1", None), best(),
+             row("Own row minus the best guess", "word_specific", "pp:1", difference),
+             row("Own row minus the best sentence-wide guess (the first three)", "beyond_sentence_guesses", "pp:1", difference),
+             row("(Not a guess) the instrument's top word is next to the word, either side", "instrument_top_adjacent", "pct:1")]
+    head = ["Held-out rows where this names the instrument's top word"]
+    for m in models:
+        head += [_model_name(r, m)] + ([ci_head(r)] if intervals else [])
     return md_table(head, rows)
 
 
@@ -548,7 +567,7 @@ def corpus(r) -> str:
         p = f"corpus.length{i}"
         lengths.append([f"{r.cite(f'{p}.from', 'int')}–{r.cite(f'{p}.to', 'int')}", r.cite(f"{p}.sentences", "int")])
     return (md_table(["Register", "Sentences"], regs) + "\n"
-            + md_table(["Words per sentence", "Sentences"], lengths))
+            + md_table(["Words per sentence (whitespace-separated)", "Sentences"], lengths))
 
 
 def tokens(r) -> str:
