@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import activations, instrument, mutants, timing
+from . import activations, instrument, mutants, timing, truth
 from .instrument import LENSES
 from .corpus import corpus_rows, displayed, positional_heads
 from .measure import Measured
@@ -75,7 +75,12 @@ def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[st
 
     # 3. The oracle re-runs everything from its own forward pass.
     toks = [corpus.toks[i] for i in oracle_sentences]
-    o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
+    if m.truth is not None:   # the ground truth's oracle, in the same pass (it reads the layer inputs)
+        each, agreement = truth.oracle_check(ckpt, m.truth, oracle_sentences)
+        o_acts = activations.from_oracle(ckpt, [t.ids for t in toks], each=each)
+        m.results.ground_truth.agreement = agreement()
+    else:
+        o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
     o_corpus = corpus_rows(toks, o_acts)
     picked = np.isin(rows["alpha"].sentence, oracle_sentences)
     sink_diff, same = 0.0, True

@@ -59,10 +59,11 @@ def corpus_rows(toks: list[Tokenized], acts: list[Activations], norms=None) -> C
     return Corpus(toks, acts, wms, rows)
 
 
-def read_corpus(ckpt: Checkpoint, study: Study) -> Corpus:
-    """Tokenize the corpus, run the reference once over it, reduce every sentence."""
+def read_corpus(ckpt: Checkpoint, study: Study, inputs=None) -> Corpus:
+    """Tokenize the corpus, run the reference once over it, reduce every sentence;
+    `inputs` (truth.LayerInputs) keeps each sentence's layer inputs for the ground truth."""
     toks = tokenize_all(ckpt, list(study.sentences), str(study.corpus_path))
-    return corpus_rows(toks, activations.from_reference(ckpt, [t.ids for t in toks]))
+    return corpus_rows(toks, activations.from_reference(ckpt, [t.ids for t in toks], inputs))
 
 
 # -- the displayed rows -----------------------------------------------------------------------

@@ -72,6 +72,11 @@ class Study:
     runtime_models: tuple[str, ...] = field(default=())   # model keys the browser runtime serves
     runtime_tolerance: float = 0.0                         # its agreement with the reference, enforced by the tests
     split: bool = True    # False: fit the head rule on every sentence and report on every one (the CLI)
+    value_zeroing_every: dict[str, int] = field(default_factory=dict)  # model key -> every n-th sentence (default 1)
+
+    def zeroing_sample(self, key: str) -> list[int]:
+        """The sentences value zeroing is measured on (study.yml `value_zeroing_every`)."""
+        return list(range(0, len(self.sentences), self.value_zeroing_every.get(key, 1)))
 
     @property
     def halves(self) -> dict[str, list[int]]:
@@ -178,6 +183,7 @@ def load(path: str | Path) -> Study:
         runtime = raw.get("runtime", {})
         runtime_models = tuple(str(k) for k in runtime.get("models", []))
         runtime_tolerance = float(runtime.get("tolerance", 0.0))
+        zeroing_every = {str(k): int(v) for k, v in (raw.get("value_zeroing_every") or {}).items()}
     except StudyError:
         raise  # the corpus's own error, naming its file and line
     except KeyError as exc:
@@ -198,10 +204,12 @@ def load(path: str | Path) -> Study:
     unknown = sorted(set(runtime_models) - set(keys))
     if unknown:
         raise StudyError(f"{path}: runtime models {unknown} are not among the model keys {keys}")
+    if set(zeroing_every) - set(keys) or any(n < 1 for n in zeroing_every.values()):
+        raise StudyError(f"{path}: value_zeroing_every needs model keys among {keys} and whole numbers >= 1")
     if bootstrap.resamples < 1 or not 0 < bootstrap.level < 1:
         raise StudyError(f"{path}: bootstrap needs resamples >= 1 and 0 < level < 1")
     return Study(path, corpus_path, tuple(sentences), tuple(registers), models, stop_rule, positional,
-                 bootstrap, pairs, anchors, runtime_models, runtime_tolerance)
+                 bootstrap, pairs, anchors, runtime_models, runtime_tolerance, value_zeroing_every=zeroing_every)
 
 
 def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -> Study:
