@@ -114,6 +114,7 @@ class Folded:
     fixes: dict[str, np.ndarray]                       # kobayashi2021, alti -> [L, T, T] rows normalized (float32)
     fix_rows: dict[str, np.ndarray]                    # kobayashi2021, alti -> [L, n_words, K] word rows
     zeroing: dict[int, np.ndarray]                     # word -> its value-zeroing word row [K]
+    zeroing_layer: dict[int, int] = field(default_factory=dict)   # word -> the layer of that row
 
 
 def _normalized(m: np.ndarray) -> np.ndarray:
@@ -131,6 +132,7 @@ def fold(truth, ask, wm: instrument.WordMap) -> Folded:
         fixes=fixes,
         fix_rows={name: instrument.word_rows(m.astype(np.float64), wm) for name, m in fixes.items()},
         zeroing={w: (_normalized(z).mean(axis=0) @ wm.cols) for (w, _), z in zip(ask.zeroing, truth.zeroing)},
+        zeroing_layer=dict(ask.zeroing),
     )
 
 
@@ -478,6 +480,19 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: di
     )
 
 
+def no_nan(obj):
+    """A dataclass's float fields with NaN (an empty subset's statistic) as None: results
+    are published as JSON, which has no NaN."""
+    for name, value in vars(obj).items():
+        if isinstance(value, float) and np.isnan(value):
+            setattr(obj, name, None)
+        elif isinstance(value, dict):
+            for v in value.values():
+                if hasattr(v, "__dataclass_fields__"):
+                    no_nan(v)
+    return obj
+
+
 def rows_json(table: dict[str, dict[str, np.ndarray]]) -> dict[str, dict[str, list]]:
     """`row_table` as lists for the results (None where value zeroing was not measured)."""
     return {name: {k: [None if np.isnan(v) else float(v) for v in col] for k, col in cols.items()}
@@ -507,8 +522,8 @@ def measure(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, study, key
     zeroing = study.zeroing_sample(key)
     t = run_reference(ckpt, corpus, rows, inputs, zeroing)
     table = t.table = row_table(corpus, rows, t)
-    t.results = summarize(corpus, rows, t, table, study.halves["test"], resampler, study.stop_rule.threshold,
-                          excluded, study.value_zeroing_every.get(key, 1))
+    t.results = no_nan(summarize(corpus, rows, t, table, study.halves["test"], resampler, study.stop_rule.threshold,
+                                 excluded, study.value_zeroing_every.get(key, 1)))
     return t
 
 
