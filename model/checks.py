@@ -78,7 +78,8 @@ def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[st
     if m.truth is not None:   # the ground truth's oracle, in the same pass (it reads the layer inputs)
         each, agreement = truth.oracle_check(ckpt, m.truth, oracle_sentences)
         o_acts = activations.from_oracle(ckpt, [t.ids for t in toks], each=each)
-        m.results.ground_truth.agreement = agreement()
+        with timing.stage("oracle"):   # its last batch: timed with the others
+            m.results.ground_truth.agreement = agreement()
     else:
         o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
     o_corpus = corpus_rows(toks, o_acts)

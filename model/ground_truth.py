@@ -174,29 +174,43 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def empty(ask: Ask, L: int, T: int) -> SentenceTruth:
+    """What `layer` fills in, layer by layer."""
+    fixes = (np.zeros((L, T, T)), np.zeros((L, T, T))) if ask.fixes else (None, None)
+    return SentenceTruth(np.zeros((len(ask.heads), 4)), [None] * len(ask.zeroing), *fixes)
+
+
 @torch.no_grad()
+def layer(w: LayerWeights, l: int, x: np.ndarray, alpha: np.ndarray, ask: Ask, out: SentenceTruth) -> None:
+    """One layer's measures for one sentence: x [T, C] its input, alpha [nh, T, T]; the
+    rows asked on this layer go through the rest of the layer in one batch."""
+    T = x.shape[0]
+    xl, al = torch.from_numpy(x.astype(np.float64)), torch.from_numpy(alpha.astype(np.float64))
+    f, r = attention_parts(xl, al, w)
+    if ask.fixes:
+        k, a = contributions(xl, f, al, w)
+        out.kobayashi[l], out.alti[l] = k.numpy(), a.numpy()
+    rows = [(q, i, h) for q, (word, ll, h) in enumerate(ask.heads) if ll == l for i in ask.tokens[word]]
+    if rows:
+        q, i, h = (torch.tensor(c) for c in zip(*rows))
+        sets = torch.from_numpy(np.stack([sets_for(T, ask.tokens[ask.heads[k][0]]) for k in q.tolist()]))
+        moved = ablation(f, r, al, w, i, h, sets).numpy()                    # [Q, 4]
+        for k in set(q.tolist()):
+            out.effects[k] = moved[(q == k).numpy()].mean(axis=0)           # the mean over the word's tokens
+    for z, (word, ll) in enumerate(ask.zeroing):
+        if ll == l:
+            out.zeroing[z] = value_zeroing(f, r, al, w, torch.tensor(ask.tokens[word])).numpy()
+
+
+def layers_needed(ask: Ask, L: int) -> list[int]:
+    return list(range(L)) if ask.fixes else sorted({l for _, l, _ in ask.heads} | {l for _, l in ask.zeroing})
+
+
 def sentence(weights: list[LayerWeights], x: np.ndarray, alpha: np.ndarray, ask: Ask) -> SentenceTruth:
-    """x [L, T, C] the layer inputs, alpha [L, nh, T, T] -> the asked measures. Each layer's
-    rows go through the rest of the layer in one batch."""
+    """x [L, T, C] the layer inputs, alpha [L, nh, T, T] -> the asked measures (every layer's
+    weights at once: for a sentence or two; the corpus goes layer by layer, truth.py)."""
     L, T = x.shape[0], x.shape[1]
-    layers = set(range(L)) if ask.fixes else {l for _, l, _ in ask.heads} | {l for _, l in ask.zeroing}
-    kob, alti = (np.zeros((L, T, T)), np.zeros((L, T, T))) if ask.fixes else (None, None)
-    effects = np.zeros((len(ask.heads), 4))
-    zeroing: list[np.ndarray | None] = [None] * len(ask.zeroing)
-    for l in sorted(layers):
-        xl, al = torch.from_numpy(x[l].astype(np.float64)), torch.from_numpy(alpha[l].astype(np.float64))
-        f, r = attention_parts(xl, al, weights[l])
-        if ask.fixes:
-            k, a = contributions(xl, f, al, weights[l])
-            kob[l], alti[l] = k.numpy(), a.numpy()
-        rows = [(q, i, h) for q, (word, ll, h) in enumerate(ask.heads) if ll == l for i in ask.tokens[word]]
-        if rows:
-            q, i, h = (torch.tensor(c) for c in zip(*rows))
-            sets = torch.from_numpy(np.stack([sets_for(T, ask.tokens[ask.heads[k][0]]) for k in q.tolist()]))
-            moved = ablation(f, r, al, weights[l], i, h, sets).numpy()        # [Q, 4]
-            for k in set(q.tolist()):
-                effects[k] = moved[(q == k).numpy()].mean(axis=0)            # the mean over the word's tokens
-        for z, (word, ll) in enumerate(ask.zeroing):
-            if ll == l:
-                zeroing[z] = value_zeroing(f, r, al, weights[l], torch.tensor(ask.tokens[word])).numpy()
-    return SentenceTruth(effects, zeroing, kob, alti)
+    out = empty(ask, L, T)
+    for l in layers_needed(ask, L):
+        layer(weights[l], l, x[l], alpha[l], ask, out)
+    return out

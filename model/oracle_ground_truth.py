@@ -119,27 +119,32 @@ def sets_for(T: int, own: list[int]) -> np.ndarray:
     return np.stack([sink, 1.0 - sink, (1.0 - sink) * (1.0 - mine), np.ones(T)])
 
 
-def sentence(weights: list[LayerWeights], o: OracleOutput, ask) -> "SentenceTruth":
-    """The asked measures (ground_truth.Ask) from one sentence's oracle output, layer by layer."""
-    from .ground_truth import SentenceTruth  # the container only
+def layer(w: LayerWeights, l: int, o: OracleOutput, ask, out) -> None:
+    """One layer's measures for one sentence, from its oracle output, into `out`
+    (a ground_truth.SentenceTruth, from ground_truth.empty)."""
+    x, alpha, v = o.hidden_states[l], o.alpha[l], o.value[l]
+    T = x.shape[0]
+    if ask.fixes:
+        f, _ = attention_parts(x, alpha, v, w)
+        out.kobayashi[l], out.alti[l] = contributions(x, f, alpha, w)
+    rows = [(q, i, h) for q, (word, ll, h) in enumerate(ask.heads) if ll == l for i in ask.tokens[word]]
+    if rows:
+        q, i, h = (np.array(c) for c in zip(*rows))
+        sets = np.stack([sets_for(T, ask.tokens[ask.heads[k][0]]) for k in q])
+        moved = ablation(x, alpha, v, w, i, h, sets)
+        for k in set(q.tolist()):
+            out.effects[k] = moved[q == k].mean(axis=0)
+    for z, (word, ll) in enumerate(ask.zeroing):
+        if ll == l:
+            out.zeroing[z] = value_zeroing(x, alpha, v, w, np.array(ask.tokens[word]))
+
+
+def sentence(weights: list[LayerWeights], o: OracleOutput, ask):
+    """The asked measures (ground_truth.Ask) from one sentence's oracle output."""
+    from .ground_truth import empty, layers_needed  # the container and the layers asked, only
 
     L, T = len(o.alpha), o.alpha[0].shape[-1]
-    kob, alti = (np.zeros((L, T, T)), np.zeros((L, T, T))) if ask.fixes else (None, None)
-    effects = np.zeros((len(ask.heads), 4))
-    zeroing = [None] * len(ask.zeroing)
-    for l in range(L):
-        x, alpha, v, w = o.hidden_states[l], o.alpha[l], o.value[l], weights[l]
-        if ask.fixes:
-            f, _ = attention_parts(x, alpha, v, w)
-            kob[l], alti[l] = contributions(x, f, alpha, w)
-        rows = [(q, i, h) for q, (word, ll, h) in enumerate(ask.heads) if ll == l for i in ask.tokens[word]]
-        if rows:
-            q, i, h = (np.array(c) for c in zip(*rows))
-            sets = np.stack([sets_for(T, ask.tokens[ask.heads[k][0]]) for k in q])
-            moved = ablation(x, alpha, v, w, i, h, sets)
-            for k in set(q.tolist()):
-                effects[k] = moved[q == k].mean(axis=0)
-        for z, (word, ll) in enumerate(ask.zeroing):
-            if ll == l:
-                zeroing[z] = value_zeroing(x, alpha, v, w, np.array(ask.tokens[word]))
-    return SentenceTruth(effects, zeroing, kob, alti)
+    out = empty(ask, L, T)
+    for l in layers_needed(ask, L):
+        layer(weights[l], l, o, ask, out)
+    return out

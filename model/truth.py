@@ -69,8 +69,11 @@ class LayerInputs:
         self.where[sentence] = (self.file.tell(), x.shape)
         self.file.write(x.tobytes())
 
-    def read(self, sentence: int) -> np.ndarray:
+    def read(self, sentence: int, layer: int | None = None) -> np.ndarray:
+        """[L, T, C], or one layer's [T, C]."""
         offset, shape = self.where[sentence]
+        if layer is not None:
+            offset, shape = offset + 4 * layer * int(np.prod(shape[1:])), shape[1:]
         self.file.seek(offset)
         return np.frombuffer(self.file.read(4 * int(np.prod(shape))), dtype=np.float32).reshape(shape)
 
@@ -300,13 +303,16 @@ def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, zero
     from . import ground_truth as gt
 
     with timing.stage("ground truth"):
-        weights = [gt.layer_weights(ckpt, l) for l in range(ckpt.config.n_layer)]
+        L = ckpt.config.n_layer
         todo = asks(corpus, rows, set(zeroing))
-        folded = []
+        out = [gt.empty(ask, L, len(tok.ids)) for ask, tok in zip(todo, corpus.toks)]
         with gt.one_thread():
-            for i, ask in enumerate(todo):
-                truth = gt.sentence(weights, inputs.read(i), corpus.acts[i].stored_alpha, ask)
-                folded.append(fold(truth, ask, corpus.wms[i]))
+            for l in range(L):   # layer by layer: one layer's float64 weights at a time
+                w = gt.layer_weights(ckpt, l)
+                for i, ask in enumerate(todo):
+                    if l in gt.layers_needed(ask, L):
+                        gt.layer(w, l, inputs.read(i, l), corpus.acts[i].stored_alpha[l], ask, out[i])
+        folded = [fold(truth, ask, wm) for truth, ask, wm in zip(out, todo, corpus.wms)]
         ratios = [bound_ratios(a.alpha, a.output_norm, wm) for a, wm in zip(corpus.acts, corpus.wms)]
     return Measured(todo, folded, ratios, zeroing)
 
@@ -530,37 +536,56 @@ def measure(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, study, key
 # -- the oracle's check --------------------------------------------------------------------------------
 
 def oracle_check(ckpt, t: Measured, sentences: list[int]) -> tuple[Callable, Callable[[], Agreement]]:
-    """(each, done): `each(k, o)` runs the oracle's measures on the k-th of `sentences` from
-    its oracle output (activations.from_oracle's hook); `done()` compares them with the
-    reference's."""
+    """(each, done): `each(k, o)` takes the k-th of `sentences`' oracle output (the hook of
+    activations.from_oracle); the oracle's measures run on each of the oracle's batches as
+    it ends, layer by layer (one layer's float64 weights at a time), on the arrays the batch
+    holds anyway; `done()` runs the last and compares everything with the reference."""
+    from . import oracle
     from . import oracle_ground_truth as ogt
+    from .ground_truth import empty, layers_needed
 
-    weights = [ogt.layer_weights(ckpt, l) for l in range(ckpt.config.n_layer)]
+    L = ckpt.config.n_layer
     diffs = {k: 0.0 for k in ("share", "effect", "kobayashi2021", "alti", "value_zeroing", "ratio")}
-    zeroed = []
+    zeroed: list[int] = []
+    batch: list[tuple[int, Any]] = []
 
-    def each(k: int, o) -> None:
+    def compare(i: int, o, truth) -> None:
+        ask, ref = t.asks[i], t.folded[i]
+        for e_ref, e in zip(ref.effects.values(), truth.effects):
+            diffs["share"] = max(diffs["share"], abs(ablation_share(e_ref) - ablation_share(e)))
+            diffs["effect"] = max(diffs["effect"], float(np.max(np.abs(e_ref - e) / np.maximum(np.abs(e), 1e-300))))
+        for name, m in (("kobayashi2021", truth.kobayashi), ("alti", truth.alti)):
+            diffs[name] = max(diffs[name], float(np.abs(_normalized(m) - ref.fixes[name]).max()))
+        wm = instrument.word_map(_word_ids(ask))
+        for (w, _), z in zip(ask.zeroing, truth.zeroing):
+            diffs["value_zeroing"] = max(diffs["value_zeroing"],
+                                         float(np.abs(_normalized(z).mean(axis=0) @ wm.cols - ref.zeroing[w]).max()))
+        if ask.zeroing:
+            zeroed.append(i)
+        ratio = bound_ratios(np.stack(o.alpha), np.stack(o.f_norm), wm)
+        diffs["ratio"] = max(diffs["ratio"], float(np.abs(ratio - t.ratios[i]).max()))
+
+    def flush() -> None:
         # One BLAS thread: small products, on a shared machine a second thread mostly waits
         # (the oracle's measures of a short corpus ran 50x slower with two).
         with timing.stage("ground truth"), threadpool_limits(limits=1, user_api="blas"):
-            i = sentences[k]
-            ask, ref = t.asks[i], t.folded[i]
-            truth = ogt.sentence(weights, o, ask)
-            for (key, e_ref), e in zip(ref.effects.items(), truth.effects):
-                diffs["share"] = max(diffs["share"], abs(ablation_share(e_ref) - ablation_share(e)))
-                diffs["effect"] = max(diffs["effect"], float(np.max(np.abs(e_ref - e) / np.maximum(np.abs(e), 1e-300))))
-            for name, m in (("kobayashi2021", truth.kobayashi), ("alti", truth.alti)):
-                diffs[name] = max(diffs[name], float(np.abs(_normalized(m) - ref.fixes[name]).max()))
-            for (w, _), z in zip(ask.zeroing, truth.zeroing):
-                row = _normalized(z).mean(axis=0) @ instrument.word_map(_word_ids(ask)).cols
-                diffs["value_zeroing"] = max(diffs["value_zeroing"], float(np.abs(row - ref.zeroing[w]).max()))
-            if ask.zeroing:
-                zeroed.append(i)
-            wm = instrument.word_map(_word_ids(ask))
-            ratio = bound_ratios(np.stack(o.alpha), np.stack(o.f_norm), wm)
-            diffs["ratio"] = max(diffs["ratio"], float(np.abs(ratio - t.ratios[i]).max()))
+            out = {i: empty(t.asks[i], L, o.alpha[0].shape[-1]) for i, o in batch}
+            for l in range(L):
+                w = ogt.layer_weights(ckpt, l)
+                for i, o in batch:
+                    if l in layers_needed(t.asks[i], L):
+                        ogt.layer(w, l, o, t.asks[i], out[i])
+            for i, o in batch:
+                compare(i, o, out[i])
+        batch.clear()
+
+    def each(k: int, o) -> None:
+        batch.append((sentences[k], o))
+        if sum(len(o.hidden) for _, o in batch) >= oracle.BATCH_TOKENS:   # the oracle's own batch ends here
+            flush()
 
     def done() -> Agreement:
+        flush()
         return Agreement(len(sentences), len(zeroed), diffs["share"], diffs["effect"], diffs["kobayashi2021"],
                          diffs["alti"], diffs["value_zeroing"], diffs["ratio"])
 
