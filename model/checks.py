@@ -51,7 +51,7 @@ def fold_by_groups(alpha: np.ndarray, word_ids: list[int | None]) -> np.ndarray:
 
 
 def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[str, list[int]],
-                oracle_sentences: list[int]) -> SelfChecks:
+                oracle_sentences: list[int], truth_oracle_every: int = 1) -> SelfChecks:
     corpus, rows = m.corpus, m.rows
     # 1. The lens with every norm forced to 1.0 must be alpha itself, folded to words by
     #    an independent path (runs of the raw probabilities, no renormalization).
@@ -76,7 +76,7 @@ def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[st
     # 3. The oracle re-runs everything from its own forward pass.
     toks = [corpus.toks[i] for i in oracle_sentences]
     if m.truth is not None:   # the ground truth's oracle, in the same pass (it reads the layer inputs)
-        each, agreement = truth.oracle_check(ckpt, m.truth, oracle_sentences)
+        each, agreement = truth.oracle_check(ckpt, m.truth, oracle_sentences, truth_oracle_every)
         o_acts = activations.from_oracle(ckpt, [t.ids for t in toks], each=each)
         with timing.stage("oracle"):   # its last batch: timed with the others
             m.results.ground_truth.agreement = agreement()
@@ -129,5 +129,5 @@ def run(ckpt: Checkpoint, m: Measured, study) -> None:
     n-th sentence, n = the model's `oracle_every` in study.yml (1 for all of them)."""
     n = next((spec.oracle_every for spec in study.models if spec.key == m.results.key), 1)
     m.results.checks = self_checks(ckpt, m, study.positional_threshold, study.halves,
-                                   list(range(0, len(m.corpus.toks), n)))
+                                   list(range(0, len(m.corpus.toks), n)), study.truth_oracle_every)
     m.results.mutant = {"wrong_agg": wrong_aggregation(m)}

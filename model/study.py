@@ -72,11 +72,18 @@ class Study:
     runtime_models: tuple[str, ...] = field(default=())   # model keys the browser runtime serves
     runtime_tolerance: float = 0.0                         # its agreement with the reference, enforced by the tests
     split: bool = True    # False: fit the head rule on every sentence and report on every one (the CLI)
-    value_zeroing_every: dict[str, int] = field(default_factory=dict)  # model key -> every n-th sentence (default 1)
+    # Part 8's samples (study.yml): model key -> every n-th sentence (default 1: all of them)
+    value_zeroing_every: dict[str, int] = field(default_factory=dict)
+    ablation_every: dict[str, int] = field(default_factory=dict)
+    truth_oracle_every: int = 1   # the oracle re-runs part 8's measures on every n-th sentence
 
     def zeroing_sample(self, key: str) -> list[int]:
         """The sentences value zeroing is measured on (study.yml `value_zeroing_every`)."""
         return list(range(0, len(self.sentences), self.value_zeroing_every.get(key, 1)))
+
+    def ablation_sample(self, key: str) -> list[int]:
+        """The sentences the ablation ground truth is measured on (study.yml `ablation_every`)."""
+        return list(range(0, len(self.sentences), self.ablation_every.get(key, 1)))
 
     @property
     def halves(self) -> dict[str, list[int]]:
@@ -184,6 +191,8 @@ def load(path: str | Path) -> Study:
         runtime_models = tuple(str(k) for k in runtime.get("models", []))
         runtime_tolerance = float(runtime.get("tolerance", 0.0))
         zeroing_every = {str(k): int(v) for k, v in (raw.get("value_zeroing_every") or {}).items()}
+        ablation_every = {str(k): int(v) for k, v in (raw.get("ablation_every") or {}).items()}
+        truth_oracle_every = int(raw.get("truth_oracle_every", 1))
     except StudyError:
         raise  # the corpus's own error, naming its file and line
     except KeyError as exc:
@@ -204,12 +213,20 @@ def load(path: str | Path) -> Study:
     unknown = sorted(set(runtime_models) - set(keys))
     if unknown:
         raise StudyError(f"{path}: runtime models {unknown} are not among the model keys {keys}")
-    if set(zeroing_every) - set(keys) or any(n < 1 for n in zeroing_every.values()):
-        raise StudyError(f"{path}: value_zeroing_every needs model keys among {keys} and whole numbers >= 1")
+    for name, every in (("value_zeroing_every", zeroing_every), ("ablation_every", ablation_every)):
+        if set(every) - set(keys) or any(n < 1 for n in every.values()):
+            raise StudyError(f"{path}: {name} needs model keys among {keys} and whole numbers >= 1")
+    for key, n in zeroing_every.items():
+        if n % ablation_every.get(key, 1):
+            raise StudyError(f"{path}: value_zeroing_every[{key}] = {n} must be a multiple of ablation_every[{key}] "
+                             "(value zeroing's sample sits inside the ablation's)")
+    if truth_oracle_every < 1:
+        raise StudyError(f"{path}: truth_oracle_every must be a whole number >= 1")
     if bootstrap.resamples < 1 or not 0 < bootstrap.level < 1:
         raise StudyError(f"{path}: bootstrap needs resamples >= 1 and 0 < level < 1")
     return Study(path, corpus_path, tuple(sentences), tuple(registers), models, stop_rule, positional,
-                 bootstrap, pairs, anchors, runtime_models, runtime_tolerance, value_zeroing_every=zeroing_every)
+                 bootstrap, pairs, anchors, runtime_models, runtime_tolerance, value_zeroing_every=zeroing_every,
+                 ablation_every=ablation_every, truth_oracle_every=truth_oracle_every)
 
 
 def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -> Study:

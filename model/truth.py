@@ -89,16 +89,17 @@ class LayerInputs:
 
 # -- what each sentence is asked for ------------------------------------------------------------
 
-def asks(corpus: Corpus, rows: dict[str, Displayed], zeroing: set[int]) -> list:
-    """Per sentence, a ground_truth.Ask: the (word, layer, head) of every lens's displayed
-    row (each once), and, in the value-zeroing sample, every word's alpha layer."""
+def asks(corpus: Corpus, rows: dict[str, Displayed], ablation: set[int], zeroing: set[int]) -> list:
+    """Per sentence, a ground_truth.Ask: in the ablation sample, the (word, layer, head) of
+    every lens's displayed row (each once); in the value-zeroing sample, every word's alpha
+    layer; every sentence, the fixes' matrices."""
     from .ground_truth import Ask
 
     out = []
     for i, tok in enumerate(corpus.toks):
         tokens = [[t for t, w in enumerate(tok.word_ids) if w == word] for word in range(len(tok.words))]
         heads: dict[tuple[int, int, int], None] = {}
-        for lens in LENSES:
+        for lens in LENSES if i in ablation else ():
             d = rows[lens]
             m = d.sentence == i
             for w, l, h in zip(d.word[m], d.layer[m], d.head[m]):
@@ -272,7 +273,9 @@ class Agreement:
 
 @dataclass
 class GroundTruth:
-    harmful_threshold: float                  # the median head effect, alpha rows, every sentence
+    harmful_threshold: float                  # the median head effect, alpha rows, every sentence of the sample
+    ablation_every: int                       # the ablation's sample: every n-th sentence
+    n_ablation_sentences: int
     value_zeroing_every: int
     n_zeroing_sentences: int
     ablation: dict[str, AblationStats]
@@ -291,6 +294,7 @@ class Measured:
     asks: list
     folded: list[Folded]
     ratios: list[np.ndarray]                  # per sentence, bound_ratios [L, nh, n_words]
+    ablation: list[int]                       # the ablation sample
     zeroing: list[int]                        # the value-zeroing sample
     table: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)   # row_table
     results: GroundTruth | None = None
@@ -298,13 +302,14 @@ class Measured:
 
 # -- running the reference ---------------------------------------------------------------------
 
-def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, zeroing: list[int]) -> Measured:
+def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, ablation: list[int],
+                  zeroing: list[int]) -> Measured:
     """The PyTorch reference on every sentence, its layer inputs read back from `inputs`."""
     from . import ground_truth as gt
 
     with timing.stage("ground truth"):
         L = ckpt.config.n_layer
-        todo = asks(corpus, rows, set(zeroing))
+        todo = asks(corpus, rows, set(ablation), set(zeroing))
         out = [gt.empty(ask, L, len(tok.ids)) for ask, tok in zip(todo, corpus.toks)]
         with gt.one_thread():
             for l in range(L):   # layer by layer: one layer's float64 weights at a time
@@ -314,7 +319,7 @@ def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, zero
                         gt.layer(w, l, inputs.read(i, l), corpus.acts[i].stored_alpha[l], ask, out[i])
         folded = [fold(truth, ask, wm) for truth, ask, wm in zip(out, todo, corpus.wms)]
         ratios = [bound_ratios(a.alpha, a.output_norm, wm) for a, wm in zip(corpus.acts, corpus.wms)]
-    return Measured(todo, folded, ratios, zeroing)
+    return Measured(todo, folded, ratios, ablation, zeroing)
 
 
 # -- per displayed row ----------------------------------------------------------------------------
@@ -325,12 +330,12 @@ def row_table(corpus: Corpus, rows: dict[str, Displayed], t: Measured) -> dict[s
     out: dict[str, dict[str, np.ndarray]] = {}
     for lens in LENSES:
         d = rows[lens]
-        e = np.stack([t.folded[s].effects[(int(w), int(l), int(h))]
-                      for s, w, l, h in zip(d.sentence, d.word, d.layer, d.head)])
+        e = np.stack([t.folded[s].effects.get((int(w), int(l), int(h)), np.full(4, np.nan))
+                      for s, w, l, h in zip(d.sentence, d.word, d.layer, d.head)])   # NaN: not in the sample
         out[lens] = {
             "sink_effect": e[:, 0], "content_effect": e[:, 1], "head_effect": e[:, 3],
-            "ablation_share": np.array([ablation_share(x) for x in e]),
-            "ablation_share_without_word": np.array([ablation_share(x, 2) for x in e]),
+            "ablation_share": np.array([ablation_share(x) if not np.isnan(x[0]) else np.nan for x in e]),
+            "ablation_share_without_word": np.array([ablation_share(x, 2) if not np.isnan(x[0]) else np.nan for x in e]),
             "bound_ratio": np.array([t.ratios[s][l, h, w] for s, w, l, h in zip(d.sentence, d.word, d.layer, d.head)]),
         }
     a = rows["alpha"]
@@ -402,25 +407,30 @@ def _share(flags, unit, rs: Resampler) -> tuple[float, float, float]:
 
 
 def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: dict, test: list[int],
-              resampler: Resampler, threshold: float, excluded: dict[str, np.ndarray], zeroing_every: int) -> GroundTruth:
+              resampler: Resampler, threshold: float, excluded: dict[str, np.ndarray], every: dict[str, int]) -> GroundTruth:
+    """The statistics of the held-out rows. What reads the ablation reads its sample's rows,
+    resampled over the sample's own held-out sentences (value zeroing: its own sample's)."""
     a = rows["alpha"]
     m = a.where(test)
     unit = _units(a.sentence[m], test)
-    harmful_at = float(np.median(table["alpha"]["head_effect"]))   # every sentence
+    sampled = ~np.isnan(table["alpha"]["head_effect"])                 # the ablation sample's rows
+    ms = m & sampled
+    u_s, rs_s = _sample_resampler(a.sentence[ms], resampler)
+    harmful_at = float(np.median(table["alpha"]["head_effect"][sampled]))   # every sentence of the sample
     harmful = table["alpha"]["sink_effect"] > harmful_at
 
     ablation = {}
     for lens in LENSES:
         c = table[lens]
-        share, sinkfx, headfx = c["ablation_share"][m], c["sink_effect"][m], c["head_effect"][m]
-        hurt = (c["sink_effect"] > harmful_at)[m]
+        share, sinkfx, headfx = c["ablation_share"][ms], c["sink_effect"][ms], c["head_effect"][ms]
+        hurt = (c["sink_effect"] > harmful_at)[ms]
         s = AblationStats(
-            lens, int(m.sum()), *_median(share, unit, resampler), int((share > threshold).sum()),
-            *_share(share > threshold, unit, resampler), float(np.median(sinkfx)),
-            float(np.median(c["content_effect"][m])), *_median(headfx, unit, resampler), int(hurt.sum()),
-            *_share(hurt, unit, resampler), float(np.median(rows[lens].sink[m])))
+            lens, int(ms.sum()), *_median(share, u_s, rs_s), int((share > threshold).sum()),
+            *_share(share > threshold, u_s, rs_s), float(np.median(sinkfx)),
+            float(np.median(c["content_effect"][ms])), *_median(headfx, u_s, rs_s), int(hurt.sum()),
+            *_share(hurt, u_s, rs_s), float(np.median(rows[lens].sink[ms])))
         if lens == "alpha":
-            s.median_share_without_word = float(np.median(c["ablation_share_without_word"][m]))
+            s.median_share_without_word = float(np.median(c["ablation_share_without_word"][ms]))
         ablation[lens] = s
 
     fixes = {}
@@ -451,38 +461,38 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: di
             score = np.array([corpus.rows[s].sink[lens][l, h, w] for s, w, l, h in zip(a.sentence, a.word, a.layer, a.head)])
         else:
             score = table[lens]["sink_share"]
-        mm = m & ~np.isnan(score)
-        u, rs = (_units(a.sentence[mm], test), resampler) if lens != "value_zeroing" else \
-            _sample_resampler(a.sentence[mm], resampler)
+        mm = ms & ~np.isnan(score)
+        u, rs = _sample_resampler(a.sentence[mm], resampler)
         x, y, flags = score[mm], truth_share[mm], harmful[mm]
         rho = float(sps.spearmanr(x, y).statistic)
-        auc = float(sps.mannwhitneyu(x[flags], x[~flags]).statistic / (flags.sum() * (~flags).sum())) \
-            if 0 < flags.sum() < flags.size else float("nan")
+        both = 0 < flags.sum() < flags.size
+        auc = float(sps.mannwhitneyu(x[flags], x[~flags]).statistic / (flags.sum() * (~flags).sum())) if both else np.nan
         tracking[lens] = Tracking(lens, int(mm.sum()), int(flags.sum()), rho, *rs.spearman(x, y, u),
-                                  auc, *(rs.auc(x, flags, u) if 0 < flags.sum() < flags.size else (np.nan, np.nan)))
+                                  auc, *(rs.auc(x, flags, u) if both else (np.nan, np.nan)))
 
     idle = {}
     for lens in LENSES[1:]:
         d, c = rows[lens], table[lens]
-        surv = d.sink[m] > threshold
-        ratio, effect = c["bound_ratio"][m], c["head_effect"][m]
+        surv, surv_s = d.sink[m] > threshold, d.sink[ms] > threshold
+        ratio, effect = c["bound_ratio"][m], c["head_effect"][ms]
         rs_, ro_ = _median(ratio[surv], unit[surv], resampler), _median(ratio[~surv], unit[~surv], resampler)
         weighted = weighted_rows(corpus, lens, excluded[lens], t.ratios)
         wm_ = weighted.where(test)
         idle[lens] = IdleHeads(
-            lens, int(surv.sum()), *rs_, *ro_, *_median(effect[surv], unit[surv], resampler),
-            *_median(effect[~surv], unit[~surv], resampler), bool(rs_[0] < 1 and rs_[2] < ro_[1]),
+            lens, int(surv.sum()), *rs_, *ro_, *_median(effect[surv_s], u_s[surv_s], rs_s),
+            *_median(effect[~surv_s], u_s[~surv_s], rs_s), bool(rs_[0] < 1 and rs_[2] < ro_[1]),
             int((weighted.sink > threshold).sum()), len(weighted.sink), int((weighted.sink > threshold).sum()) == 0,
             *_median(weighted.sink[wm_], unit, resampler), *_share(weighted.sink[wm_] > threshold, unit, resampler),
             float(np.mean((weighted.layer[wm_] == d.layer[m]) & (weighted.head[wm_] == d.head[m]))))
 
-    bound, effect = table["alpha"]["bound_ratio"][m], table["alpha"]["head_effect"][m]
+    bound, effect = table["alpha"]["bound_ratio"][ms], table["alpha"]["head_effect"][ms]
+    lo, hi = rs_s.spearman(bound, effect, u_s)
     return GroundTruth(
-        harmful_threshold=harmful_at, value_zeroing_every=zeroing_every, n_zeroing_sentences=len(t.zeroing),
+        harmful_threshold=harmful_at, ablation_every=every["ablation"], n_ablation_sentences=len(t.ablation),
+        value_zeroing_every=every["zeroing"], n_zeroing_sentences=len(t.zeroing),
         ablation=ablation, fixes=fixes, tracking=tracking, idle=idle,
         bound_effect_spearman=float(sps.spearmanr(bound, effect).statistic),
-        bound_effect_spearman_lo=resampler.spearman(bound, effect, unit)[0],
-        bound_effect_spearman_hi=resampler.spearman(bound, effect, unit)[1],
+        bound_effect_spearman_lo=lo, bound_effect_spearman_hi=hi,
     )
 
 
@@ -525,21 +535,23 @@ def weighted_rows(corpus: Corpus, lens: str, excluded: np.ndarray, ratios: list[
 def measure(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, study, key: str, excluded: dict[str, np.ndarray],
             resampler: Resampler) -> Measured:
     """The reference over the corpus, and its statistics (`Measured.results`)."""
-    zeroing = study.zeroing_sample(key)
-    t = run_reference(ckpt, corpus, rows, inputs, zeroing)
+    ablation, zeroing = study.ablation_sample(key), study.zeroing_sample(key)
+    t = run_reference(ckpt, corpus, rows, inputs, ablation, zeroing)
     table = t.table = row_table(corpus, rows, t)
     t.results = no_nan(summarize(corpus, rows, t, table, study.halves["test"], resampler, study.stop_rule.threshold,
-                                 excluded, study.value_zeroing_every.get(key, 1)))
+                                 excluded, {"ablation": study.ablation_every.get(key, 1),
+                                            "zeroing": study.value_zeroing_every.get(key, 1)}))
     return t
 
 
 # -- the oracle's check --------------------------------------------------------------------------------
 
-def oracle_check(ckpt, t: Measured, sentences: list[int]) -> tuple[Callable, Callable[[], Agreement]]:
+def oracle_check(ckpt, t: Measured, sentences: list[int], every: int = 1) -> tuple[Callable, Callable[[], Agreement]]:
     """(each, done): `each(k, o)` takes the k-th of `sentences`' oracle output (the hook of
     activations.from_oracle); the oracle's measures run on each of the oracle's batches as
     it ends, layer by layer (one layer's float64 weights at a time), on the arrays the batch
-    holds anyway; `done()` runs the last and compares everything with the reference."""
+    holds anyway, on every `every`-th sentence of the corpus among them (study.yml
+    `truth_oracle_every`); `done()` runs the last and compares everything with the reference."""
     from . import oracle
     from . import oracle_ground_truth as ogt
     from .ground_truth import empty, layers_needed
@@ -547,6 +559,7 @@ def oracle_check(ckpt, t: Measured, sentences: list[int]) -> tuple[Callable, Cal
     L = ckpt.config.n_layer
     diffs = {k: 0.0 for k in ("share", "effect", "kobayashi2021", "alti", "value_zeroing", "ratio")}
     zeroed: list[int] = []
+    checked: list[int] = []
     batch: list[tuple[int, Any]] = []
 
     def compare(i: int, o, truth) -> None:
@@ -569,14 +582,16 @@ def oracle_check(ckpt, t: Measured, sentences: list[int]) -> tuple[Callable, Cal
         # One BLAS thread: small products, on a shared machine a second thread mostly waits
         # (the oracle's measures of a short corpus ran 50x slower with two).
         with timing.stage("ground truth"), threadpool_limits(limits=1, user_api="blas"):
-            out = {i: empty(t.asks[i], L, o.alpha[0].shape[-1]) for i, o in batch}
-            for l in range(L):
+            mine = [(i, o) for i, o in batch if i % every == 0]
+            out = {i: empty(t.asks[i], L, o.alpha[0].shape[-1]) for i, o in mine}
+            for l in range(L) if mine else ():
                 w = ogt.layer_weights(ckpt, l)
-                for i, o in batch:
+                for i, o in mine:
                     if l in layers_needed(t.asks[i], L):
                         ogt.layer(w, l, o, t.asks[i], out[i])
-            for i, o in batch:
+            for i, o in mine:
                 compare(i, o, out[i])
+            checked.extend(i for i, _ in mine)
         batch.clear()
 
     def each(k: int, o) -> None:
@@ -586,7 +601,7 @@ def oracle_check(ckpt, t: Measured, sentences: list[int]) -> tuple[Callable, Cal
 
     def done() -> Agreement:
         flush()
-        return Agreement(len(sentences), len(zeroed), diffs["share"], diffs["effect"], diffs["kobayashi2021"],
+        return Agreement(len(checked), len(zeroed), diffs["share"], diffs["effect"], diffs["kobayashi2021"],
                          diffs["alti"], diffs["value_zeroing"], diffs["ratio"])
 
     return each, done

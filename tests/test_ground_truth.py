@@ -294,9 +294,12 @@ def test_small_study_rows_and_verdicts(small_measured, small_study):
     g = m.results.ground_truth
     rows = m.results.rows
     n = len(rows["sentence"])
+    ablated = small_study.ablation_sample("l6")
     for lens in ("alpha", "value_norm", "output_norm"):
-        share = np.array(rows[lens]["ablation_share"])
-        assert len(share) == n and ((share >= 0) & (share <= 1)).all()
+        share = rows[lens]["ablation_share"]
+        assert len(share) == n
+        assert {s for s, v in zip(rows["sentence"], share) if v is not None} == set(ablated) & set(rows["sentence"])
+        assert all(0 <= v <= 1 for v in share if v is not None)
     for fix in truth.FIXES:
         f = g.fixes[fix]
         sink = np.array([np.nan if v is None else v for v in rows[fix]["sink_share"]])
@@ -305,5 +308,5 @@ def test_small_study_rows_and_verdicts(small_measured, small_study):
         assert f.adopted == (f.rows_above == 0)
     sample = small_study.zeroing_sample("l6")
     assert {s for s, v in zip(rows["sentence"], rows["value_zeroing"]["sink_share"]) if v is not None} <= set(sample)
-    assert g.harmful_threshold == pytest.approx(np.median(rows["alpha"]["head_effect"]))
+    assert g.harmful_threshold == pytest.approx(np.median([v for v in rows["alpha"]["head_effect"] if v is not None]))
     assert g.agreement is not None and g.agreement.max_abs_ablation_share < 1e-5
