@@ -68,9 +68,8 @@ def _run(model, batch: list[list[int]], indices: list[int], inputs=None) -> list
 
     out = model(*encoder.pad(batch), keep_inputs=inputs is not None)
     if inputs is not None:
-        layer_inputs = np.stack([t.numpy() for t in out.inputs], axis=1)   # [B, L, T, C]
         for b, (i, ids) in enumerate(zip(indices, batch)):
-            inputs.write(i, layer_inputs[b, :, :len(ids)])
+            inputs.write(i, [t[b, :len(ids)].numpy() for t in out.inputs])   # L x [T, C]
     stack = lambda ts: np.stack([t.numpy() for t in ts])  # L x [B, ...] -> [L, B, ...]
     alpha, value = stack(out.alpha), stack(out.value)
     vnorm = np.linalg.norm(value, axis=-1)  # [L, B, nh, T]

@@ -122,4 +122,5 @@ class Resampler:
         pos = np.asarray(flags, bool)
         n_pos, n_neg = w[:, pos].sum(1), w[:, ~pos].sum(1)
         u = (w[:, pos] * ranks[:, pos]).sum(1) - n_pos * (n_pos + 1) / 2
-        return self.interval(u / (n_pos * n_neg))
+        both = (n_pos > 0) & (n_neg > 0)   # a resample with no row of one kind has no AUC
+        return self.interval(u[both] / (n_pos[both] * n_neg[both]))

@@ -117,7 +117,8 @@ def value_zeroing(f: torch.Tensor, r: torch.Tensor, alpha: torch.Tensor, w: Laye
     return cosine_distance(out[:, None], rest_of_layer(r[tokens][:, None] - removed, w))
 
 
-def contributions(x: torch.Tensor, f: torch.Tensor, alpha: torch.Tensor, w: LayerWeights) -> tuple[torch.Tensor, torch.Tensor]:
+def contributions(x: torch.Tensor, f: torch.Tensor, alpha: torch.Tensor, w: LayerWeights,
+                  float32: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """[T, T] each, token i's row over the tokens j it draws from (unnormalized):
     Kobayashi 2021's ||g_i(z_ij)|| and ALTI's max(0, ||y_i||_1 - ||y_i - g_i(z_ij)||_1),
     with z_ij = sum_h alpha^h_ij f^h_j + [i = j] x_i, g_i the attention block's LayerNorm
@@ -127,7 +128,7 @@ def contributions(x: torch.Tensor, f: torch.Tensor, alpha: torch.Tensor, w: Laye
     # z_ij = sum_h alpha^h_ij f^h_j: for each j, [T_i, nh] @ [nh, C] (batched over j: faster than einsum)
     z = torch.bmm(alpha.permute(2, 1, 0), f.transpose(0, 1)).transpose(0, 1).contiguous()   # [T, T, C]
     z.diagonal(dim1=0, dim2=1).add_(x.T)
-    g = (z - z.mean(dim=-1, keepdim=True)) * w.ln1_g
+    g = (z - z.mean(dim=-1, keepdim=True)) * (w.ln1_g.float() if float32 else w.ln1_g)
     kobayashi = g.norm(dim=-1)
     y = g.sum(dim=1)                                               # [T, C]
     alti = (y.abs().sum(dim=-1)[:, None] - (y[:, None, :] - g).abs().sum(dim=-1)).clamp(min=0)
@@ -188,8 +189,8 @@ def layer(w: LayerWeights, l: int, x: np.ndarray, alpha: np.ndarray, ask: Ask, o
     T = x.shape[0]
     xl, al = torch.from_numpy(x.astype(np.float64)), torch.from_numpy(alpha.astype(np.float64))
     f, r = attention_parts(xl, al, w)
-    if ask.fixes:
-        k, a = contributions(xl, f, al, w)
+    if ask.fixes:   # norms of sums, no difference of two passes: float32 keeps them to 1e-6
+        k, a = contributions(xl.float(), f.float(), al.float(), w, float32=True)
         out.kobayashi[l], out.alti[l] = k.numpy(), a.numpy()
     rows = [(q, i, h) for q, (word, ll, h) in enumerate(ask.heads) if ll == l for i in ask.tokens[word]]
     if rows:

@@ -63,11 +63,12 @@ class LayerInputs:
         self.file = tempfile.TemporaryFile()
         self.where: dict[int, tuple[int, tuple[int, ...]]] = {}   # sentence -> (byte offset, shape)
 
-    def write(self, sentence: int, x: np.ndarray) -> None:
-        x = np.ascontiguousarray(x, dtype=np.float32)
+    def write(self, sentence: int, layers: list[np.ndarray]) -> None:
+        """layers: L x [T, C], written one after the other (no stacked copy)."""
         self.file.seek(0, 2)
-        self.where[sentence] = (self.file.tell(), x.shape)
-        self.file.write(x.tobytes())
+        self.where[sentence] = (self.file.tell(), (len(layers), *layers[0].shape))
+        for x in layers:
+            self.file.write(np.ascontiguousarray(x, dtype=np.float32).tobytes())
 
     def read(self, sentence: int, layer: int | None = None) -> np.ndarray:
         """[L, T, C], or one layer's [T, C]."""
@@ -134,7 +135,7 @@ def fold(truth, ask, wm: instrument.WordMap) -> Folded:
     return Folded(
         effects={key: e for key, e in zip(ask.heads, truth.effects)},
         fixes=fixes,
-        fix_rows={name: instrument.word_rows(m.astype(np.float64), wm) for name, m in fixes.items()},
+        fix_rows={name: instrument.word_rows(m.astype(np.float64), wm).astype(np.float32) for name, m in fixes.items()},
         zeroing={w: (_normalized(z).mean(axis=0) @ wm.cols) for (w, _), z in zip(ask.zeroing, truth.zeroing)},
         zeroing_layer=dict(ask.zeroing),
     )
@@ -264,7 +265,7 @@ class Agreement:
     sentences: int
     zeroing_sentences: int
     max_abs_ablation_share: float
-    max_rel_effect: float             # relative: the effects themselves are small numbers
+    max_abs_effect: float             # the effects themselves (cosine distances)
     max_abs_kobayashi2021: float      # normalized token rows
     max_abs_alti: float
     max_abs_value_zeroing: float
@@ -343,7 +344,7 @@ def row_table(corpus: Corpus, rows: dict[str, Displayed], t: Measured) -> dict[s
         full = []
         for s, w, l in zip(a.sentence, a.word, a.layer):
             if fix in CHEAP:
-                full.append(t.folded[s].fix_rows[fix][l, w])
+                full.append(t.folded[s].fix_rows[fix][l, w].astype(np.float64))
             else:
                 full.append(t.folded[s].zeroing.get(int(w)))
         cols = {"layer": a.layer.astype(float), "sink_share": np.full(len(full), np.nan),
@@ -358,10 +359,11 @@ def row_table(corpus: Corpus, rows: dict[str, Displayed], t: Measured) -> dict[s
             tops = {}
             for s, w in zip(a.sentence, a.word):
                 if s not in tops:   # [L, n_words]: each layer's displayed row's largest weight
-                    tops[s] = instrument.displayed_rows(t.folded[s].fix_rows[fix], corpus.wms[s])[0].max(axis=-1)
+                    tops[s] = instrument.displayed_rows(t.folded[s].fix_rows[fix].astype(np.float64),
+                                                        corpus.wms[s])[0].max(axis=-1)
                 l = int(np.argmax(tops[s][:, w]))                            # first maximum: the lowest layer
                 strongest.append(l)
-                sink.append(instrument.sink_share(t.folded[s].fix_rows[fix][l, w], corpus.wms[s]))
+                sink.append(float(instrument.sink_share(t.folded[s].fix_rows[fix][l, w].astype(np.float64), corpus.wms[s])))
             cols["strongest_layer"], cols["strongest_sink_share"] = np.array(strongest, float), np.array(sink)
         out[fix] = cols
     return out
@@ -566,7 +568,7 @@ def oracle_check(ckpt, t: Measured, sentences: list[int], every: int = 1) -> tup
         ask, ref = t.asks[i], t.folded[i]
         for e_ref, e in zip(ref.effects.values(), truth.effects):
             diffs["share"] = max(diffs["share"], abs(ablation_share(e_ref) - ablation_share(e)))
-            diffs["effect"] = max(diffs["effect"], float(np.max(np.abs(e_ref - e) / np.maximum(np.abs(e), 1e-300))))
+            diffs["effect"] = max(diffs["effect"], float(np.max(np.abs(e_ref - e))))
         for name, m in (("kobayashi2021", truth.kobayashi), ("alti", truth.alti)):
             diffs[name] = max(diffs[name], float(np.abs(_normalized(m) - ref.fixes[name]).max()))
         wm = instrument.word_map(_word_ids(ask))

@@ -312,7 +312,8 @@ def ablation_scatter(results: dict, model: str):
     rows, at = m["rows"], m["ground_truth"]["harmful_threshold"]
     data = [{"sink": round(rows["alpha"]["sink_share"][i], 4), "truth": round(rows["alpha"]["ablation_share"][i], 4),
              "harmful": "harmful" if rows["alpha"]["sink_effect"][i] > at else "not harmful",
-             "word": rows["word"][i], "sentence": rows["sentence"][i]} for i in _test_rows(m)]
+             "word": rows["word"][i], "sentence": rows["sentence"][i]}
+            for i in _test_rows(m) if rows["alpha"]["ablation_share"][i] is not None]   # the ablation's sample
     points = alt.Chart(alt.Data(values=data)).mark_point(opacity=0.45, size=16).encode(
         x=alt.X("sink:Q", title="sink share of the row (attention, registered)", scale=alt.Scale(domain=[0, 1]),
                 axis=alt.Axis(format="%")),

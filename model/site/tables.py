@@ -516,9 +516,9 @@ def truth_agreement(r) -> str:
     for key in r.results["models"]:
         c = lambda k, fmt=NOISE: r.cite(f"{key}.truth.agreement.{k}", fmt)
         rows.append([_model_name(r, key), c("sentences", "int"), c("zeroing_sentences", "int"), c("max_abs_ablation_share"),
-                     c("max_rel_effect"), c("max_abs_kobayashi2021"), c("max_abs_alti"), c("max_abs_value_zeroing"),
+                     c("max_abs_effect"), c("max_abs_kobayashi2021"), c("max_abs_alti"), c("max_abs_value_zeroing"),
                      c("max_abs_bound_ratio")])
-    return md_table(["Model", "Sentences", "... with value zeroing", "Ablation sink share (abs)", "Effects (relative)",
+    return md_table(["Model", "Sentences", "... with value zeroing", "Ablation sink share", "Effects (1 − cos)",
                      "ATB+RES+LN rows", "ALTI rows", "Value-zeroing rows", "Bound ratio"], rows)
 
 
@@ -526,7 +526,8 @@ def harmful_rows(r, model: str, n: int = 15) -> str:
     """The held-out rows whose sink moves the word most (alpha's head), each under every reading."""
     rows_ = r.results["models"][model]["rows"]
     test = set(r.results["models"][model]["halves"]["test"])
-    order = sorted((i for i, s in enumerate(rows_["sentence"]) if s in test), key=lambda i: -rows_["alpha"]["sink_effect"][i])
+    order = sorted((i for i, s in enumerate(rows_["sentence"]) if s in test and rows_["alpha"]["sink_effect"][i] is not None),
+                   key=lambda i: -rows_["alpha"]["sink_effect"][i])
     out = []
     for i in order[:n]:
         s, w = rows_["sentence"][i], rows_["word_index"][i]
