@@ -404,7 +404,13 @@ TRACK_LABELS = {**{lens: f"{LENS_LABELS[lens]} (α's head)" for lens in LENSES},
 
 
 def _ci(r, key: str, fmt: str) -> str:
-    """Value and interval in one cell: "26.6% (23.3–29.2%)"."""
+    """Value and interval in one cell: "26.6% (23.3–29.2%)"; a dash where the statistic has
+    no rows (a subset outside the ablation's sample), no interval where no resample had both
+    kinds of rows."""
+    if key not in r.numbers:
+        return "—"
+    if f"{key}_lo" not in r.numbers:
+        return f"{r.cite(key, fmt)} (no interval)"
     return f"{r.cite(key, fmt)} ({_range(r, key, fmt)})"
 
 
@@ -500,7 +506,7 @@ def idle_heads(r) -> str:
             rows.append([_model_name(r, key), LENS_LABELS[lens], r.cite(f"{p}.n_survivors", "int"),
                          _ci(r, f"{p}.median_ratio_survivors", "ratio:2") if surv else "—",
                          _ci(r, f"{p}.median_ratio_others", "ratio:2"),
-                         _ci(r, f"{p}.median_effect_survivors", "sci:1") if surv else "—",
+                         _ci(r, f"{p}.median_effect_survivors", "sci:1"),
                          _ci(r, f"{p}.median_effect_others", "sci:1"),
                          r.cite(f"{p}.idle", "yesno"),
                          f"{r.cite(f'{p}.weighted_rows_above', 'int')} of {r.cite(f'{p}.weighted_n_rows', 'int')} "
