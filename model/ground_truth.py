@@ -57,10 +57,10 @@ class LayerWeights:
     eps: float
 
 
-def layer_weights(ckpt: Checkpoint, layer: int) -> LayerWeights:
+def layer_weights(ckpt: Checkpoint, layer: int, dtype=np.float64) -> LayerWeights:
     cfg = ckpt.config
     p = f"encoder.layer.{layer}."
-    t = lambda name: torch.from_numpy(np.asarray(ckpt.tensors[p + name], dtype=np.float64))
+    t = lambda name: torch.from_numpy(np.asarray(ckpt.tensors[p + name], dtype=dtype))
     return LayerWeights(
         W_V=t("attention.self.value.weight"), b_V=t("attention.self.value.bias"),
         W_O=t("attention.output.dense.weight").view(cfg.d_model, cfg.n_head, cfg.d_head),
@@ -117,8 +117,7 @@ def value_zeroing(f: torch.Tensor, r: torch.Tensor, alpha: torch.Tensor, w: Laye
     return cosine_distance(out[:, None], rest_of_layer(r[tokens][:, None] - removed, w))
 
 
-def contributions(x: torch.Tensor, f: torch.Tensor, alpha: torch.Tensor, w: LayerWeights,
-                  float32: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+def contributions(x: torch.Tensor, f: torch.Tensor, alpha: torch.Tensor, w: LayerWeights) -> tuple[torch.Tensor, torch.Tensor]:
     """[T, T] each, token i's row over the tokens j it draws from (unnormalized):
     Kobayashi 2021's ||g_i(z_ij)|| and ALTI's max(0, ||y_i||_1 - ||y_i - g_i(z_ij)||_1),
     with z_ij = sum_h alpha^h_ij f^h_j + [i = j] x_i, g_i the attention block's LayerNorm
@@ -128,7 +127,7 @@ def contributions(x: torch.Tensor, f: torch.Tensor, alpha: torch.Tensor, w: Laye
     # z_ij = sum_h alpha^h_ij f^h_j: for each j, [T_i, nh] @ [nh, C] (batched over j: faster than einsum)
     z = torch.bmm(alpha.permute(2, 1, 0), f.transpose(0, 1)).transpose(0, 1).contiguous()   # [T, T, C]
     z.diagonal(dim1=0, dim2=1).add_(x.T)
-    g = (z - z.mean(dim=-1, keepdim=True)) * (w.ln1_g.float() if float32 else w.ln1_g)
+    g = (z - z.mean(dim=-1, keepdim=True)) * w.ln1_g.to(z.dtype)
     kobayashi = g.norm(dim=-1)
     y = g.sum(dim=1)                                               # [T, C]
     alti = (y.abs().sum(dim=-1)[:, None] - (y[:, None, :] - g).abs().sum(dim=-1)).clamp(min=0)
@@ -183,16 +182,26 @@ def empty(ask: Ask, L: int, T: int) -> SentenceTruth:
 
 
 @torch.no_grad()
-def layer(w: LayerWeights, l: int, x: np.ndarray, alpha: np.ndarray, ask: Ask, out: SentenceTruth) -> None:
+def layer(w: LayerWeights, l: int, x: np.ndarray, alpha: np.ndarray, ask: Ask, out: SentenceTruth,
+          w32: LayerWeights | None = None) -> None:
     """One layer's measures for one sentence: x [T, C] its input, alpha [nh, T, T]; the
-    rows asked on this layer go through the rest of the layer in one batch."""
+    rows asked on this layer go through the rest of the layer in one batch. The fixes are
+    norms of sums, with no difference of two passes to lose: float32 keeps them within
+    1e-6, so a layer asked for nothing else runs in float32 (`w32`, the same weights)."""
     T = x.shape[0]
+    rows = [(q, i, h) for q, (word, ll, h) in enumerate(ask.heads) if ll == l for i in ask.tokens[word]]
+    if not rows and all(ll != l for _, ll in ask.zeroing):
+        if ask.fixes:
+            ww, dtype = (w32, np.float32) if w32 is not None else (w, np.float64)
+            xl, al = torch.from_numpy(np.asarray(x, dtype)), torch.from_numpy(np.asarray(alpha, dtype))
+            k, a = contributions(xl, attention_parts(xl, al, ww)[0], al, ww)
+            out.kobayashi[l], out.alti[l] = k.numpy(), a.numpy()
+        return
     xl, al = torch.from_numpy(x.astype(np.float64)), torch.from_numpy(alpha.astype(np.float64))
     f, r = attention_parts(xl, al, w)
-    if ask.fixes:   # norms of sums, no difference of two passes: float32 keeps them to 1e-6
-        k, a = contributions(xl.float(), f.float(), al.float(), w, float32=True)
+    if ask.fixes:
+        k, a = contributions(xl.float(), f.float(), al.float(), w)
         out.kobayashi[l], out.alti[l] = k.numpy(), a.numpy()
-    rows = [(q, i, h) for q, (word, ll, h) in enumerate(ask.heads) if ll == l for i in ask.tokens[word]]
     if rows:
         q, i, h = (torch.tensor(c) for c in zip(*rows))
         sets = torch.from_numpy(np.stack([sets_for(T, ask.tokens[ask.heads[k][0]]) for k in q.tolist()]))

@@ -314,10 +314,10 @@ def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, abla
         out = [gt.empty(ask, L, len(tok.ids)) for ask, tok in zip(todo, corpus.toks)]
         with gt.one_thread():
             for l in range(L):   # layer by layer: one layer's float64 weights at a time
-                w = gt.layer_weights(ckpt, l)
+                w, w32 = gt.layer_weights(ckpt, l), gt.layer_weights(ckpt, l, np.float32)
                 for i, ask in enumerate(todo):
                     if l in gt.layers_needed(ask, L):
-                        gt.layer(w, l, inputs.read(i, l), corpus.acts[i].stored_alpha[l], ask, out[i])
+                        gt.layer(w, l, inputs.read(i, l), corpus.acts[i].stored_alpha[l], ask, out[i], w32)
         folded = [fold(truth, ask, wm) for truth, ask, wm in zip(out, todo, corpus.wms)]
         ratios = [bound_ratios(a.alpha, a.output_norm, wm) for a, wm in zip(corpus.acts, corpus.wms)]
     return Measured(todo, folded, ratios, ablation, zeroing)

@@ -310,3 +310,4 @@ def test_small_study_rows_and_verdicts(small_measured, small_study):
     assert {s for s, v in zip(rows["sentence"], rows["value_zeroing"]["sink_share"]) if v is not None} <= set(sample)
     assert g.harmful_threshold == pytest.approx(np.median([v for v in rows["alpha"]["head_effect"] if v is not None]))
     assert g.agreement is not None and g.agreement.max_abs_ablation_share < 1e-5
+    assert g.agreement.max_abs_kobayashi2021 < 1e-5 and g.agreement.max_abs_alti < 1e-5   # float32 on fix-only layers
