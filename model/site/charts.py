@@ -329,26 +329,28 @@ def ablation_scatter(results: dict, model: str):
 
 def fix_sinks(results: dict, model: str):
     """How much of each held-out row the later fixes give the sink, registered (the word's
-    own column counted) and among the other words (added), against the stop rule's 50 %."""
+    own column counted) and among the other words (added), against the stop rule's 50 %:
+    one panel per fix, each with its own rows (value zeroing: its sample's)."""
     alt = _alt()
     m = results["models"][model]
     idx = _test_rows(m)
-    data = []
+    panels = []
     for fix, name in FIX_NAMES.items():
+        data = []
         for col, view in (("sink_share", "registered (own column counted)"), ("sink_share_other", "added: among the other words")):
             values = [v for v in (m["rows"][fix][col][i] for i in idx) if v is not None]
-            data += [{"from": b, "to": round(b + 0.05, 6), "rows": c, "fix": name, "view": view}
-                     for b, c in _binned(values, 0.05)]
-    bars = alt.Chart(alt.Data(values=data)).mark_bar(opacity=0.7).encode(
-        x=alt.X("from:Q", bin="binned", title="sink share of the row", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-        x2="to:Q",
-        y=alt.Y("rows:Q", title="rows", stack=None),
-        color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
-        tooltip=["fix:N", "view:N", alt.Tooltip("from:Q", format=".0%"), "rows:Q"],
-    )
-    rule = alt.Chart(alt.Data(values=[{"x": 0.5}])).mark_rule(color="firebrick", strokeDash=[2, 2]).encode(x="x:Q")
-    return alt.layer(bars, rule).properties(width=WIDTH, height=100).facet(
-        row=alt.Row("fix:N", title=None, sort=list(FIX_NAMES.values())), data=alt.Data(values=data))
+            data += [{"from": b, "to": round(b + 0.05, 6), "rows": c, "view": view} for b, c in _binned(values, 0.05)]
+        bars = alt.Chart(alt.Data(values=data), title=name).mark_bar(opacity=0.6).encode(
+            x=alt.X("from:Q", bin="binned", title="sink share of the row", axis=alt.Axis(format="%"),
+                    scale=alt.Scale(domain=[0, 1])),
+            x2="to:Q",
+            y=alt.Y("rows:Q", title="rows", stack=None),
+            color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=["view:N", alt.Tooltip("from:Q", format=".0%"), "rows:Q"],
+        )
+        rule = alt.Chart(alt.Data(values=[{"x": 0.5}])).mark_rule(color="firebrick", strokeDash=[2, 2]).encode(x="x:Q")
+        panels.append(alt.layer(bars, rule).properties(width=WIDTH, height=100))
+    return alt.vconcat(*panels)
 
 
 def tracking_chart(results: dict):
@@ -365,9 +367,10 @@ def tracking_chart(results: dict):
     y = alt.Y("reading:N", title=None, sort=order)
     bars = base.mark_rule().encode(x=alt.X("lo:Q", title="Spearman's ρ with the ablation sink share",
                                            scale=alt.Scale(domain=[-1, 1])), x2="hi:Q", y=y, yOffset="model:N",
-                                   color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")))
-    dots = base.mark_point(filled=True, size=45).encode(
-        x="rho:Q", y=y, yOffset="model:N", color="model:N", shape=alt.Shape("model:N", title=None),
+                                   color=alt.Color("model:N", legend=None))
+    dots = base.mark_point(filled=True, size=45).encode(   # colour and mark both tell the models apart: one legend
+        x="rho:Q", y=y, yOffset="model:N", color=alt.Color("model:N", title="model", legend=alt.Legend(orient="bottom")),
+        shape=alt.Shape("model:N", title="model"),
         tooltip=["model:N", "reading:N", alt.Tooltip("rho:Q", format=".2f"), alt.Tooltip("lo:Q", format=".2f"),
                  alt.Tooltip("hi:Q", format=".2f")])
     zero = alt.Chart(alt.Data(values=[{"x": 0.0}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(x="x:Q")
@@ -569,8 +572,8 @@ def ablation_scatter_words(results: dict, num: Num, model: str) -> Words:
     return Words(
         f"Every held-out displayed row of {_name(results, model)} on the head α opens: how much of the row the "
         "attention gives [CLS] and [SEP] (across) against how much of what the head does to the word comes through "
-        "them, measured by removing their part (up). Filled marks are harmful rows: removing the sink moves the word "
-        "more than removing a typical whole head does. The dashed line is where the two agree.",
+        "them, measured by removing their part (up). Harmful rows, where removing the sink moves the word more than "
+        "removing a typical whole head does, have a mark and colour of their own. The dashed line is where the two agree.",
         f"Scatter plot of {num(f'{p}.n_rows', 'int')} rows, both axes from 0 % to 100 %. The median row gives the sink "
         f"{num(f'{p}.registered_median_sink', 'pct:1')} of its attention, and the sink carries "
         f"{num(f'{p}.median_share', 'pct:1')} of the head's effect on the word; {num(f'{p}.harmful', 'int')} rows are harmful.",
@@ -586,7 +589,7 @@ def fix_sinks_words(results: dict, num: Num, model: str) -> Words:
         f"The later fixes read as lenses on the rows of {_name(results, model)}: how much of each held-out row goes to "
         "[CLS] and [SEP], with the word's own column counted (registered) and among the other words only (added). One "
         "panel per fix; the red line is the stop rule's 50 %.",
-        f"Three overlaid histograms, sink share from 0 % to 100 %. {parts}.",
+        f"Three panels of two overlaid histograms each, sink share from 0 % to 100 %. {parts}.",
     )
 
 

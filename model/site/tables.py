@@ -446,9 +446,9 @@ def tracking(r) -> str:
             if f"{p}.spearman" not in r.numbers:
                 continue
             rows.append([_model_name(r, key), label, r.cite(f"{p}.n_rows", "int"), _ci(r, f"{p}.spearman", "fixed:2"),
-                         _ci(r, f"{p}.auc", "fixed:2") if f"{p}.auc" in r.numbers else "—"])
+                         r.cite(f"{p}.n_harmful", "int"), _ci(r, f"{p}.auc", "fixed:2") if f"{p}.auc" in r.numbers else "—"])
     return md_table(["Model", "Sink share under", "Held-out rows", f"Spearman with the ablation sink share ({ci_head(r)})",
-                     f"ROC AUC for the harmful rows ({ci_head(r)})"], rows)
+                     "Harmful rows among them", f"ROC AUC for the harmful rows ({ci_head(r)})"], rows)
 
 
 def ablation(r) -> str:
