@@ -733,7 +733,7 @@
           `taking [CLS] and [SEP]'s part out of this head's output moves ${quoted(word)}'s layer output by ` +
           `${truth.sink.toExponential(1)} (1 − cos), taking the other tokens' part out by ${truth.content.toExponential(1)}, ` +
           `and the whole head by ${truth.head.toExponential(1)}: the sink carries ${pct(truth.share)} of what the head ` +
-          `does to the word, against ${pct(r.sink)} of the row.` }));
+          `does to the word (the row shown gives it ${pct(r.sink)}).` }));
       } else if (this.view.kind === "corpus") {
         out.push(el("p", { class: "instr-truth-note", text: "Ground truth (ablation): measured on the heads the rule " +
           "opens under α, ‖α v‖ and ‖α f(x)‖, not on this one." }));
