@@ -474,7 +474,7 @@
       this.notices.replaceChildren(...this.noticesFor(v, meta));
       const all = v && v.data ? v.data.shown.map((w) => this.rowOf(w)) : [];
       const rows = all.filter((r) => !r.missing);
-      if (!rows.length) {
+      if (!all.length) {
         this.summary.textContent = v && v.data ? "No word of this sentence gets a row: it is all punctuation." : "";
         this.matrix.replaceChildren();
         this.detail.replaceChildren();
@@ -483,7 +483,9 @@
       const lens = this.lenses.get(this.rowLens()) || this.fixes.get(s.lens);
       const over = rows.filter((r) => r.sink > idx.threshold).length;
       const unmeasured = all.length - rows.length;
-      this.summary.textContent = `${meta.name}, lens ${lens.label}: ${over} of ${rows.length} rows ` +
+      this.summary.textContent = !rows.length ? `${meta.name}, lens ${lens.label}: not measured on this sentence ` +
+        `(a sample of the corpus: every ${meta.value_zeroing_every}th sentence).` :
+        `${meta.name}, lens ${lens.label}: ${over} of ${rows.length} rows ` +
         `lose more than ${pct(idx.threshold, 0)} of their weight to [CLS] and [SEP]; ` +
         `the median row loses ${pct(median(rows.map((r) => r.sink)))}, ` +
         `and ${pct(median(rows.map((r) => r.punct)))} to punctuation.` +
