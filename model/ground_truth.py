@@ -209,8 +209,9 @@ def layer(w: LayerWeights, l: int, x: np.ndarray, alpha: np.ndarray, ask: Ask, o
         for k in set(q.tolist()):
             out.effects[k] = moved[(q == k).numpy()].mean(axis=0)           # the mean over the word's tokens
     for z, (word, ll) in enumerate(ask.zeroing):
-        if ll == l:
-            out.zeroing[z] = value_zeroing(f, r, al, w, torch.tensor(ask.tokens[word])).numpy()
+        if ll == l:   # token by token: a [T, F] float64 block at a time, not [tokens, T, F]
+            out.zeroing[z] = np.concatenate([value_zeroing(f, r, al, w, torch.tensor([i])).numpy()
+                                             for i in ask.tokens[word]])
 
 
 def layers_needed(ask: Ask, L: int) -> list[int]:

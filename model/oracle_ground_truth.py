@@ -135,8 +135,8 @@ def layer(w: LayerWeights, l: int, o: OracleOutput, ask, out) -> None:
         for k in set(q.tolist()):
             out.effects[k] = moved[q == k].mean(axis=0)
     for z, (word, ll) in enumerate(ask.zeroing):
-        if ll == l:
-            out.zeroing[z] = value_zeroing(x, alpha, v, w, np.array(ask.tokens[word]))
+        if ll == l:   # token by token: a [T, F] block at a time
+            out.zeroing[z] = np.concatenate([value_zeroing(x, alpha, v, w, np.array([i])) for i in ask.tokens[word]])
 
 
 def sentence(weights: list[LayerWeights], o: OracleOutput, ask):
