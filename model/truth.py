@@ -76,7 +76,9 @@ class LayerInputs:
         if layer is not None:
             offset, shape = offset + 4 * layer * int(np.prod(shape[1:])), shape[1:]
         self.file.seek(offset)
-        return np.frombuffer(self.file.read(4 * int(np.prod(shape))), dtype=np.float32).reshape(shape)
+        buf = bytearray(4 * int(np.prod(shape)))   # writable: torch.from_numpy warns on a read-only array
+        self.file.readinto(buf)
+        return np.frombuffer(buf, dtype=np.float32).reshape(shape)
 
     def close(self) -> None:
         self.file.close()
