@@ -234,7 +234,9 @@ def _measure(ckpt: Checkpoint, study: Study, key: str, spec, corpus: Corpus, inp
     sets = {**halves, "all": list(range(len(corpus.toks)))}
     resampler = {half: Resampler(len(idx), b.resamples, b.seed, b.level) for half, idx in halves.items()}
     v = verdicts(rows, study)
-    t = truth.measure(ckpt, corpus, rows, inputs, study, key, excluded, resampler["test"])
+    # Part 8 reruns layers from the reference's own layer inputs; a corpus that did not come
+    # from the reference's pass (a test's hand-made one) has none, and no ground truth.
+    t = truth.measure(ckpt, corpus, rows, inputs, study, key, excluded, resampler["test"]) if inputs.where else None
     results = ModelResults(
         model=ckpt.name,
         key=key,
@@ -262,9 +264,9 @@ def _measure(ckpt: Checkpoint, study: Study, key: str, spec, corpus: Corpus, inp
         flips=flip.measure_pairs(ckpt, list(study.flip_pairs), b),
         examples=examples(corpus, rows, test),
         rows=rows_table(corpus, rows, same_head, predicted),
-        ground_truth=t.results,
+        ground_truth=t.results if t else None,
     )
-    for name, cols in truth.rows_json(t.table).items():   # the ground truth beside each row
+    for name, cols in truth.rows_json(t.table if t else {}).items():   # the ground truth beside each row
         results.rows.setdefault(name, {}).update(cols)
     return Measured(results, corpus, rows, excluded, t)
 
