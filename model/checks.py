@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import activations, instrument, mutants, timing
+from . import activations, instrument, mutants, timing, truth
 from .instrument import LENSES
 from .corpus import corpus_rows, displayed, positional_heads
 from .measure import Measured
@@ -51,7 +51,8 @@ def fold_by_groups(alpha: np.ndarray, word_ids: list[int | None]) -> np.ndarray:
     return np.add.reduceat(rows, runs, axis=3)[:, :, 1:-1]                  # the words' rows, [L, nh, n_words, K]
 
 
-def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int]) -> SelfChecks:
+def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int],
+                truth_oracle_every: int = 1) -> SelfChecks:
     corpus, rows, halves = m.corpus, m.rows, study.halves
     # 1. The lens with every norm forced to 1.0 must be alpha itself, folded to words by
     #    an independent path (runs of the raw probabilities, no renormalization).
@@ -77,7 +78,13 @@ def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int
 
     # 3. The oracle re-runs everything from its own forward pass.
     toks = [corpus.toks[i] for i in oracle_sentences]
-    o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
+    if m.truth is not None:   # the ground truth's oracle, in the same pass (it reads the layer inputs)
+        each, agreement = truth.oracle_check(ckpt, m.truth, oracle_sentences, truth_oracle_every)
+        o_acts = activations.from_oracle(ckpt, [t.ids for t in toks], each=each)
+        with timing.stage("oracle"):   # its last batch: timed with the others
+            m.results.ground_truth.agreement = agreement()
+    else:
+        o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
     o_corpus = corpus_rows(toks, o_acts)
     picked = np.isin(rows["alpha"].sentence, oracle_sentences)
     sink_diff, same = 0.0, True
@@ -125,5 +132,6 @@ def run(ckpt: Checkpoint, m: Measured, study) -> None:
     """Fill in the checks and the mutant's run on `m.results`. The oracle re-runs every
     n-th sentence, n = the model's `oracle_every` in study.yml (1 for all of them)."""
     n = next((spec.oracle_every for spec in study.models if spec.key == m.results.key), 1)
-    m.results.checks = self_checks(ckpt, m, study, list(range(0, len(m.corpus.toks), n)))
+    m.results.checks = self_checks(ckpt, m, study, list(range(0, len(m.corpus.toks), n)),
+                                   study.truth_oracle_every)
     m.results.mutant = {"wrong_agg": wrong_aggregation(m)}

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import flip, instrument, rollout, sensitivity, stats
+from . import flip, instrument, rollout, sensitivity, stats, truth
 from .bootstrap import Resampler
 from .corpus import Corpus, Displayed, displayed, on_heads, positional_heads, read_corpus
 from .instrument import LENSES
@@ -146,6 +146,7 @@ class ModelResults:
     anchors: list[AnchorRow]
     rollout: rollout.RolloutStats
     flips: flip.FlipResults
+    ground_truth: truth.GroundTruth | None = None       # part 8: the ablation ground truth and the later fixes
     examples: list[Example] = field(default_factory=list)
     rows: dict[str, Any] = field(default_factory=dict)  # columnar: every displayed row (rows_table)
     # Filled in by checks.py, which reads a `Measured` (so this module never imports it):
@@ -161,6 +162,7 @@ class Measured:
     corpus: Corpus
     rows: dict[str, Displayed]           # lens -> displayed rows
     excluded: dict[str, np.ndarray]      # lens -> positional heads
+    truth: truth.Measured | None = None  # the ground truth's per-sentence measures (views, oracle check)
 
 
 def verdicts(rows: dict[str, Displayed], study: Study) -> list[Verdict]:
@@ -212,10 +214,15 @@ def rows_table(corpus: Corpus, rows: dict[str, Displayed], same_head: dict, pred
 
 
 def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
+    spec = next((m for m in study.models if m.key == key), None)
+    with truth.LayerInputs() as inputs:   # on disk until the head rule has chosen the rows
+        corpus = read_corpus(ckpt, study, inputs)
+        return _measure(ckpt, study, key, spec, corpus, inputs)
+
+
+def _measure(ckpt: Checkpoint, study: Study, key: str, spec, corpus: Corpus, inputs) -> Measured:
     from .weights import package_label
 
-    spec = next((m for m in study.models if m.key == key), None)
-    corpus = read_corpus(ckpt, study)
     L = ckpt.config.n_layer
     halves = study.halves
     excluded = {lens: positional_heads(corpus, lens, study.positional_threshold, halves["fit"]) for lens in LENSES}
@@ -230,6 +237,9 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
     sets = {**halves, "all": list(range(len(corpus.toks)))}
     resampler = {half: Resampler(len(idx), b.resamples, b.seed, b.level) for half, idx in halves.items()}
     v = verdicts(rows, study)
+    # Part 8 reruns layers from the reference's own layer inputs; a corpus that did not come
+    # from the reference's pass (a test's hand-made one) has none, and no ground truth.
+    t = truth.measure(ckpt, corpus, rows, inputs, study, key, excluded, resampler["test"]) if inputs.where else None
     results = ModelResults(
         model=ckpt.name,
         key=key,
@@ -261,8 +271,11 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
         flips=flip.measure_pairs(ckpt, list(study.flip_pairs), b, study.flip_heads, list(study.null_pairs)),
         examples=examples(corpus, rows, test),
         rows=rows_table(corpus, rows, same_head, predicted),
+        ground_truth=t.results if t else None,
     )
-    return Measured(results, corpus, rows, excluded)
+    for name, cols in truth.rows_json(t.table if t else {}).items():   # the ground truth beside each row
+        results.rows.setdefault(name, {}).update(cols)
+    return Measured(results, corpus, rows, excluded, t)
 
 
 def all_head_rows(corpus: Corpus) -> list[dict]:

@@ -118,6 +118,18 @@ class Study:
     runtime_tolerance: float = 0.0                         # its agreement with the reference, enforced by the tests
     split: bool = True    # False: fit the head rule on every sentence and report on every one (the CLI)
     sensitivity: Sensitivity = field(default=Sensitivity())
+    # Part 8's samples (study.yml): model key -> every n-th sentence (default 1: all of them)
+    value_zeroing_every: dict[str, int] = field(default_factory=dict)
+    ablation_every: dict[str, int] = field(default_factory=dict)
+    truth_oracle_every: int = 1   # the oracle re-runs part 8's measures on every n-th sentence
+
+    def zeroing_sample(self, key: str) -> list[int]:
+        """The sentences value zeroing is measured on (study.yml `value_zeroing_every`)."""
+        return list(range(0, len(self.sentences), self.value_zeroing_every.get(key, 1)))
+
+    def ablation_sample(self, key: str) -> list[int]:
+        """The sentences the ablation ground truth is measured on (study.yml `ablation_every`)."""
+        return list(range(0, len(self.sentences), self.ablation_every.get(key, 1)))
 
     @property
     def halves(self) -> dict[str, list[int]]:
@@ -292,6 +304,9 @@ def load(path: str | Path) -> Study:
                                   tuple(float(t) for t in alt.get("tie_tolerance", [])),
                                   tuple(str(r) for r in alt.get("head_rule", [])),
                                   bool(alt.get("punctuation_as_sink", False)))
+        zeroing_every = {str(k): int(v) for k, v in (raw.get("value_zeroing_every") or {}).items()}
+        ablation_every = {str(k): int(v) for k, v in (raw.get("ablation_every") or {}).items()}
+        truth_oracle_every = int(raw.get("truth_oracle_every", 1))
     except StudyError:
         raise  # the corpus's own error, naming its file and line
     except KeyError as exc:
@@ -312,6 +327,15 @@ def load(path: str | Path) -> Study:
     unknown = sorted(set(runtime_models) - set(keys))
     if unknown:
         raise StudyError(f"{path}: runtime models {unknown} are not among the model keys {keys}")
+    for name, every in (("value_zeroing_every", zeroing_every), ("ablation_every", ablation_every)):
+        if set(every) - set(keys) or any(n < 1 for n in every.values()):
+            raise StudyError(f"{path}: {name} needs model keys among {keys} and whole numbers >= 1")
+    for key, n in zeroing_every.items():
+        if n % ablation_every.get(key, 1):
+            raise StudyError(f"{path}: value_zeroing_every[{key}] = {n} must be a multiple of ablation_every[{key}] "
+                             "(value zeroing's sample sits inside the ablation's)")
+    if truth_oracle_every < 1:
+        raise StudyError(f"{path}: truth_oracle_every must be a whole number >= 1")
     if bootstrap.resamples < 1 or not 0 < bootstrap.level < 1:
         raise StudyError(f"{path}: bootstrap needs resamples >= 1 and 0 < level < 1")
     if not 0 <= tie_tolerance < 1:
@@ -321,7 +345,8 @@ def load(path: str | Path) -> Study:
         raise StudyError(f"{path}: sensitivity head_rule {unknown} not among {list(HEAD_RULES)}")
     return Study(path, corpus_path, tuple(sentences), tuple(registers), models, stop_rule, positional,
                  tie_tolerance, bootstrap, pairs, nulls, flip_heads, anchors, runtime_models, runtime_tolerance,
-                 sensitivity=sensitivity)
+                 sensitivity=sensitivity, value_zeroing_every=zeroing_every,
+                 ablation_every=ablation_every, truth_oracle_every=truth_oracle_every)
 
 
 def _flip_heads(path: Path, raw) -> FlipHeads:

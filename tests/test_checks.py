@@ -53,8 +53,8 @@ def test_the_unit_norm_check_catches_a_wrong_fold(l6, small_measured, small_stud
 def test_the_oracle_check_catches_a_forward_pass_that_differs(l6, small_measured, small_study, monkeypatch):
     real = activations.from_oracle
 
-    def off(ckpt, batch):
-        out = real(ckpt, batch)
+    def off(ckpt, batch, **kw):
+        out = real(ckpt, batch, **kw)
         for a in out:
             a.stored_alpha = a.stored_alpha[:, ::-1]   # heads in reverse order
         return out

@@ -103,7 +103,7 @@ def test_the_head_rule_is_fitted_on_one_half_and_the_statistics_read_on_the_othe
     both it would not be (4 of 8)."""
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(NEXT_DOOR, TWO_AWAY)),
                          hand_sentence(list("efgh"), SINGLE, attending(TWO_AWAY, TWO_AWAY)))
-    monkeypatch.setattr(measure, "read_corpus", lambda ckpt, study: corpus)
+    monkeypatch.setattr(measure, "read_corpus", lambda ckpt, study, inputs=None: corpus)   # no layer inputs: no part 8
     config = SimpleNamespace(n_layer=1, n_head=2, d_model=4)
     ckpt = SimpleNamespace(name="hand", config=config, sha256="0" * 64, source="by hand")
     study = Study(Path("s.yml"), Path("c.tsv"), ("a", "e"), ("r", "r"), (), StopRule(("value_norm",), 0.5, 0), 0.8, 0.0,

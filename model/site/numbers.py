@@ -30,7 +30,11 @@ class Numbers(dict):
 
     _ROW = re.compile(r"^(\w+)\.row\.s(\d+)\.w(\d+)\.(\w+)\.(\w+)$")
     _ROW_FIELDS = ("word", "layer", "head", "sink_share", "sep_share", "punct_share", "content_mass",
-                   "top_word", "top_weight", "alpha_head_sink", "predicted_sink")
+                   "top_word", "top_weight", "alpha_head_sink", "predicted_sink",
+                   # part 8 (model/truth.py): the ground truth on each lens's head, the fixes' rows
+                   "ablation_share", "sink_effect", "content_effect", "head_effect", "bound_ratio",
+                   "ablation_share_without_word", "sink_share_other", "self_share", "strongest_layer",
+                   "strongest_sink_share")
 
     def __init__(self, values: dict, results: dict):
         super().__init__(values)
@@ -169,6 +173,22 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
     _flip_set(out, f"{k}.flip", m["flips"])
     for name, mutant in m.get("mutant", {}).items():  # deliberately wrong variants (model/mutants.py)
         _put(out, f"{k}.mutant.{name}", mutant)
+    _truth(out, k, m.get("ground_truth"))
+
+
+def _truth(out: dict, k: str, gt: dict | None) -> None:
+    """Part 8 (model/truth.py): `l6.truth.alpha.median_share` (the ablation ground truth on
+    the head a lens opens), `l6.fix.alti.rows_above` (a later fix as a lens),
+    `l6.track.alti.spearman` (how it tracks the ground truth), `l6.idle.value_norm.*`, and
+    `l6.truth.agreement.*` (reference against oracle)."""
+    if not gt:
+        return
+    _put(out, f"{k}.truth", gt)
+    for group, prefix in (("ablation", "truth"), ("fixes", "fix"), ("tracking", "track"), ("idle", "idle")):
+        for name, stats in gt[group].items():
+            _put(out, f"{k}.{prefix}.{name}", stats)
+    if gt.get("agreement"):
+        _put(out, f"{k}.truth.agreement", gt["agreement"])
 
 
 # The sets of flip pairs analysed, named by the part of their keys after "flip" ("" for every

@@ -48,7 +48,9 @@ def instrument_index(results: dict) -> str:
         key: {"name": m["model"],
               "title": f"{m['checkpoint'].split('/')[-1]} ({m['n_layers']} layers × {m['n_heads']} heads)",
               "n_layers": m["n_layers"], "n_heads": m["n_heads"], "positional": m["positional_heads"],
-              "runtime": f"{RUNTIME}/{key}/manifest.json" if key in results["runtime"]["models"] else None}
+              "runtime": f"{RUNTIME}/{key}/manifest.json" if key in results["runtime"]["models"] else None,
+              # part 8: value zeroing is measured on every n-th corpus sentence
+              "value_zeroing_every": (m.get("ground_truth") or {}).get("value_zeroing_every")}
         for key, m in results["models"].items()
     }
     index = views.index_record(results["default_model"], results["stop_rule"]["threshold"], results["tie_tolerance"],

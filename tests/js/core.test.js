@@ -108,3 +108,33 @@ test("alpha decodes from base64 uint16 little-endian, value / 65535", () => {
 test("shape errors name the array", () => {
   assert.throws(() => sentence(TOKENS, { value_norm: [1, 1] }), /value_norm has 2 values, expected 5/);
 });
+
+// Part 8 (model/truth.py, model/views.py): a fix's token rows arrive normalized, 16 bits like
+// alpha, and fold like alpha; value zeroing arrives as word rows for one layer; the ablation
+// ground truth as a lookup by (word, layer, head).
+const quantized = (rows) => {
+  const q = new Uint8Array(rows.flat().length * 2);
+  rows.flat().forEach((x, i) => { const v = Math.round(x * core.QUANT); q[2 * i] = v & 255; q[2 * i + 1] = v >> 8; });
+  return Buffer.from(q).toString("base64");
+};
+
+test("a fix's row folds its normalized token rows as alpha's, and its sink share counts the word itself", () => {
+  const fix = [[1, 0, 0, 0, 0], [0.5, 0.25, 0.25, 0, 0], [0.25, 0.25, 0.25, 0.25, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]];
+  const s = sentence(TOKENS, { fixes: { alti: quantized(fix) } });
+  const r = s.row("alti", 0, 0, 0);
+  // "unreal": mean of its two token rows -> [CLS] .375, unreal (.5 + .5) / 2 = .5, cat .125, [SEP] 0
+  close(r.raw, [0.375, 0.5, 0.125, 0.0], 1e-4);
+  assert.ok(Math.abs(r.sink - 0.375) < 1e-4 && Math.abs(r.self - 0.5) < 1e-4);
+  assert.equal(s.row("kobayashi2021", 0, 0, 0), null); // not in the file: not measured
+});
+
+test("value zeroing is a word row for one layer only; the ablation is looked up by its head", () => {
+  const s = sentence(TOKENS, {
+    value_zeroing: [[1, 0, [0.1, 0.2, 0.6, 0.1]]],
+    ablation: [[1, 0, 0, 0.25, 0.001, 0.003, 0.004]],
+  });
+  close(s.row("value_zeroing", 0, 0, 1).raw, [0.1, 0.2, 0.6, 0.1]);
+  assert.equal(s.row("value_zeroing", 0, 0, 0), null);
+  assert.deepEqual(s.ablation(1, 0, 0), { share: 0.25, sink: 0.001, content: 0.003, head: 0.004 });
+  assert.equal(s.ablation(1, 0, 1), null);
+});
