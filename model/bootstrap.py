@@ -62,7 +62,11 @@ class Resampler:
         def at_rank(k: np.ndarray) -> np.ndarray:
             c = (coarse <= k[:, None]).sum(axis=1)                              # coarse bin of rank k
             before = np.where(c > 0, coarse[np.arange(len(k)), np.maximum(c - 1, 0)], 0.0)
-            within = np.cumsum(np.einsum("bs,bsf->bf", counts, hist[:, c, :].transpose(1, 0, 2)), axis=1)
+            within = np.empty((len(k), _FINE), dtype=np.float32)   # the fine histogram of bin c, per resample
+            for b in np.unique(c):      # the median's coarse bin takes few values over the resamples
+                draws = c == b
+                within[draws] = counts[draws] @ hist[:, b, :]
+            within = np.cumsum(within, axis=1)
             f = (within <= (k - before)[:, None]).sum(axis=1)
             return lo + (c * _FINE + np.minimum(f, _FINE - 1) + 0.5) * width
 
