@@ -20,7 +20,7 @@ export NO_MKDOCS_2_WARNING := 1
 # second work tree sharing one .venv builds and tests its own code).
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: site test serve bench accept check clean render numbers
+.PHONY: site test test-fast serve bench accept check clean render numbers
 
 $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
@@ -46,9 +46,19 @@ $(AXE): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $(AXE)
 
+# Two pytest workers (the machines have two cores). The session's expensive folders (the
+# measured cache, the small site, the built site) are made once and shared by both; the
+# results `model check` measures here are the ones the tests read (tests/conftest.py).
+# --dist loadfile keeps a file's tests on one worker, so its module fixtures run once.
+PYTEST_WORKERS := -n 2 --dist loadfile
+
 test: $(STAMP) $(CHROMIUM) $(AXE)
 	$(BIN)/python -m model check
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_WORKERS)
+
+# The edit-test loop: no browser, nothing that needs the real study measured.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured"
 
 # --dirty: a save rebuilds the saved page (the hooks rebuild every page when the results or
 # the lock change); not strict, so a warning shows in the log instead of stopping the server.

@@ -28,7 +28,8 @@ def read(path: Path, pid: int) -> dict[str, dict]:
 
 def cold_expected(models: list[str], runtime_models: list[str]) -> list[str]:
     """Every stage a cold build must time, for study.yml's models and runtime models."""
-    per_model = ["", "/weights", "/reference", "/reference/import torch", "/checks", "/checks/oracle", "/views"]
+    per_model = ["", "/weights", "/reference", "/reference/import torch", "/ground truth", "/checks", "/checks/oracle",
+                 "/checks/oracle/ground truth", "/views"]
     out = ["gate", "gate/measurement"]
     out += [f"gate/measurement/model {k}{s}" for k in models for s in per_model]
     out += ["gate/charts", "gate/page rendering", "publishing files", "publishing files/waiting for vega",
@@ -60,7 +61,7 @@ def seconds(stages: dict[str, dict], path: str) -> float:
 
 # Display order of stage names (unknown names go last, by name), and what the untimed
 # rest inside a stage is.
-ORDER = ["gate", "measurement", "model", "weights", "reference", "import torch", "checks", "oracle", "views",
+ORDER = ["gate", "measurement", "model", "weights", "reference", "import torch", "ground truth", "checks", "oracle", "views",
          "charts", "page rendering", "publishing files", "waiting for vega", "Vega bundle", "runtime export",
          "waiting for notebook", "notebook"]
 REST = {
@@ -69,6 +70,7 @@ REST = {
     "model": "rest: tokenize, rows, statistics, bootstrap, flip",
     "reference": "rest: the forward passes (corpus, flip pairs)",
     "checks": "rest: unit-norm, [CLS]-zero, mutant",
+    "oracle": "rest: the oracle's forward pass",
     "publishing files": "rest: index, listing, cache reads",
     "runtime export": "rest: export, cache write",
 }

@@ -40,9 +40,10 @@ BATCH_TOKENS = 1024  # all-mpnet-base-v2: 2048 peaked 0.13 GB higher, no faster
 
 
 @timing.stage("reference")
-def from_reference(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
+def from_reference(ckpt: Checkpoint, batch: list[list[int]], inputs=None) -> list[Activations]:
     """The PyTorch reference over sentences sorted by length, in padded batches of about
-    BATCH_TOKENS tokens; padding is trimmed off each sentence."""
+    BATCH_TOKENS tokens; padding is trimmed off each sentence. `inputs` (a
+    ground_truth.LayerInputs) receives each sentence's layer inputs."""
     with timing.stage("import torch"):
         from . import encoder  # torch is imported only when a forward pass is needed
 
@@ -56,16 +57,19 @@ def from_reference(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations
         while stop < len(order) and (stop - start + 1) * len(batch[order[stop]]) <= max(BATCH_TOKENS, T):
             stop += 1
         chunk = order[start:stop]
-        for i, acts in zip(chunk, _run(model, [batch[i] for i in chunk])):
+        for i, acts in zip(chunk, _run(model, [batch[i] for i in chunk], chunk, inputs)):
             out[i] = acts
         start = stop
     return out
 
 
-def _run(model, batch: list[list[int]]) -> list[Activations]:
+def _run(model, batch: list[list[int]], indices: list[int], inputs=None) -> list[Activations]:
     from . import encoder
 
-    out = model(*encoder.pad(batch))
+    out = model(*encoder.pad(batch), keep_inputs=inputs is not None)
+    if inputs is not None:
+        for b, (i, ids) in enumerate(zip(indices, batch)):
+            inputs.write(i, [t[b, :len(ids)].numpy() for t in out.inputs])   # L x [T, C]
     stack = lambda ts: np.stack([t.numpy() for t in ts])  # L x [B, ...] -> [L, B, ...]
     alpha, value = stack(out.alpha), stack(out.value)
     vnorm = np.linalg.norm(value, axis=-1)  # [L, B, nh, T]
@@ -86,16 +90,20 @@ def _run(model, batch: list[list[int]]) -> list[Activations]:
 
 
 @timing.stage("oracle")
-def from_oracle(ckpt: Checkpoint, batch: list[list[int]]) -> list[Activations]:
-    """The independent NumPy float64 forward pass, sentence by sentence."""
+def from_oracle(ckpt: Checkpoint, batch: list[list[int]], each=None) -> list[Activations]:
+    """The independent NumPy float64 forward pass, sentence by sentence. `each(k, o)` is
+    called with the k-th sentence's whole oracle output while it is still there (its
+    layer inputs and values; the ground truth's oracle reads them)."""
     from . import oracle as np_oracle
 
-    return [
-        Activations(
+    out = []
+    for k, o in enumerate(np_oracle.forward(ckpt, batch)):
+        if each is not None:
+            each(k, o)
+        out.append(Activations(
             alpha=np.stack(o.alpha),
             value_norm=np.linalg.norm(np.stack(o.value), axis=-1),
             output_norm=np.stack(o.f_norm),
             hidden=o.hidden,
-        )
-        for o in np_oracle.forward(ckpt, batch)
-    ]
+        ))
+    return out

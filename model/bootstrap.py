@@ -22,6 +22,7 @@ _COARSE, _FINE = 128, 64
 class Resampler:
     def __init__(self, n_units: int, resamples: int, seed: int, level: float):
         rng = np.random.default_rng(seed)
+        self.seed = seed
         self.n = n_units
         self.level = level
         self.counts = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=resamples).astype(np.int32)
@@ -61,7 +62,11 @@ class Resampler:
         def at_rank(k: np.ndarray) -> np.ndarray:
             c = (coarse <= k[:, None]).sum(axis=1)                              # coarse bin of rank k
             before = np.where(c > 0, coarse[np.arange(len(k)), np.maximum(c - 1, 0)], 0.0)
-            within = np.cumsum(np.einsum("bs,bsf->bf", counts, hist[:, c, :].transpose(1, 0, 2)), axis=1)
+            within = np.empty((len(k), _FINE), dtype=np.float32)   # the fine histogram of bin c, per resample
+            for b in np.unique(c):      # the median's coarse bin takes few values over the resamples
+                draws = c == b
+                within[draws] = counts[draws] @ hist[:, b, :]
+            within = np.cumsum(within, axis=1)
             f = (within <= (k - before)[:, None]).sum(axis=1)
             return lo + (c * _FINE + np.minimum(f, _FINE - 1) + 0.5) * width
 
@@ -87,3 +92,39 @@ class Resampler:
         rows = np.bincount(np.asarray(unit), minlength=self.n).astype(float)
         c = self.counts.astype(float)
         return self.interval((c @ sums) / (c @ rows))
+
+    # -- rank statistics: each resample weighs a row by its unit's count ------------------------
+
+    def _ranks(self, values: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(ranks [B, R], weights [B, R]): each row's mid-rank in every resampled corpus, a
+        row drawn k times counting as k tied copies (ties share their mean rank)."""
+        values = np.asarray(values, float)
+        weights = self.counts[:, np.asarray(unit)].astype(float)           # [B, R]
+        order = np.argsort(values, kind="stable")
+        v = values[order]
+        starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+        group = np.cumsum(np.r_[True, v[1:] != v[:-1]]) - 1                 # tie group of each sorted row
+        gw = np.add.reduceat(weights[:, order], starts, axis=1)              # [B, G]
+        mid = np.cumsum(gw, axis=1) - gw + (gw + 1) / 2
+        ranks = np.empty_like(weights)
+        ranks[:, order] = mid[:, group]
+        return ranks, weights
+
+    def spearman(self, x: np.ndarray, y: np.ndarray, unit: np.ndarray) -> tuple[float, float]:
+        """Interval of Spearman's rank correlation of x and y [R]."""
+        rx, w = self._ranks(x, unit)
+        ry, _ = self._ranks(y, unit)
+        n = w.sum(axis=1, keepdims=True)
+        dx, dy = rx - (w * rx).sum(1, keepdims=True) / n, ry - (w * ry).sum(1, keepdims=True) / n
+        r = (w * dx * dy).sum(1) / np.sqrt((w * dx * dx).sum(1) * (w * dy * dy).sum(1))
+        return self.interval(r)
+
+    def auc(self, score: np.ndarray, flags: np.ndarray, unit: np.ndarray) -> tuple[float, float]:
+        """Interval of the ROC AUC of `score` for the rows where `flags` holds (Mann-Whitney:
+        the chance a flagged row outscores an unflagged one, ties counting half)."""
+        ranks, w = self._ranks(score, unit)
+        pos = np.asarray(flags, bool)
+        n_pos, n_neg = w[:, pos].sum(1), w[:, ~pos].sum(1)
+        u = (w[:, pos] * ranks[:, pos]).sum(1) - n_pos * (n_pos + 1) / 2
+        both = (n_pos > 0) & (n_neg > 0)   # a resample with no row of one kind has no AUC
+        return self.interval(u[both] / (n_pos[both] * n_neg[both]))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import activations, instrument, mutants, timing
+from . import activations, instrument, mutants, timing, truth
 from .instrument import LENSES
 from .corpus import corpus_rows, displayed, positional_heads
 from .measure import Measured
@@ -26,6 +26,7 @@ class SelfChecks:
     unit_norms_tolerance: float       # AGREE, published with the verdict it decides
     cls_zero_median_sink: float       # value_norm lens with ||v_CLS|| = 0, held-out half
     cls_zero_moves: bool
+    cls_zero_rows_above: int          # ... the stop rule's count: every displayed row above its threshold
     oracle_sentences: int             # how many sentences the oracle re-ran
     oracle_max_abs_alpha: float       # reference vs oracle
     oracle_max_abs_hidden: float
@@ -50,9 +51,9 @@ def fold_by_groups(alpha: np.ndarray, word_ids: list[int | None]) -> np.ndarray:
     return np.add.reduceat(rows, runs, axis=3)[:, :, 1:-1]                  # the words' rows, [L, nh, n_words, K]
 
 
-def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[str, list[int]],
-                oracle_sentences: list[int]) -> SelfChecks:
-    corpus, rows = m.corpus, m.rows
+def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int],
+                truth_oracle_every: int = 1) -> SelfChecks:
+    corpus, rows, halves = m.corpus, m.rows, study.halves
     # 1. The lens with every norm forced to 1.0 must be alpha itself, folded to words by
     #    an independent path (runs of the raw probabilities, no renormalization).
     unit_diff = max(
@@ -68,19 +69,27 @@ def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[st
         return {"value_norm": n}
 
     zeroed = corpus_rows(corpus.toks, corpus.acts, zero_cls)
-    excluded = positional_heads(zeroed, "value_norm", threshold, halves["fit"])
+    excluded = positional_heads(zeroed, "value_norm", study.positional_threshold, halves["fit"])
     test = rows["alpha"].where(halves["test"])
-    zero_median = float(np.median(displayed(zeroed, "value_norm", excluded).sink[test]))
+    zero_rows = displayed(zeroed, "value_norm", excluded, study.tie_tolerance)
+    zero_median = float(np.median(zero_rows.sink[test]))
+    zero_above = int((zero_rows.sink > study.stop_rule.threshold).sum())
     medians = [float(np.median(rows[lens].sink[test])) for lens in ("alpha", "value_norm")]
 
     # 3. The oracle re-runs everything from its own forward pass.
     toks = [corpus.toks[i] for i in oracle_sentences]
-    o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
+    if m.truth is not None:   # the ground truth's oracle, in the same pass (it reads the layer inputs)
+        each, agreement = truth.oracle_check(ckpt, m.truth, oracle_sentences, truth_oracle_every)
+        o_acts = activations.from_oracle(ckpt, [t.ids for t in toks], each=each)
+        with timing.stage("oracle"):   # its last batch: timed with the others
+            m.results.ground_truth.agreement = agreement()
+    else:
+        o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
     o_corpus = corpus_rows(toks, o_acts)
     picked = np.isin(rows["alpha"].sentence, oracle_sentences)
     sink_diff, same = 0.0, True
     for lens in LENSES:
-        o = displayed(o_corpus, lens, m.excluded[lens])       # the same positional heads
+        o = displayed(o_corpus, lens, m.excluded[lens], study.tie_tolerance)   # the same positional heads
         sink_diff = max(sink_diff, float(np.abs(o.sink - rows[lens].sink[picked]).max()))
         same &= bool((o.layer == rows[lens].layer[picked]).all() and (o.head == rows[lens].head[picked]).all())
     return SelfChecks(
@@ -89,6 +98,7 @@ def self_checks(ckpt: Checkpoint, m: Measured, threshold: float, halves: dict[st
         unit_norms_tolerance=AGREE,
         cls_zero_median_sink=zero_median,
         cls_zero_moves=zero_median not in medians,
+        cls_zero_rows_above=zero_above,
         oracle_sentences=len(oracle_sentences),
         oracle_max_abs_alpha=max(float(np.abs(corpus.acts[i].alpha - o.alpha).max()) for i, o in zip(oracle_sentences, o_acts)),
         oracle_max_abs_hidden=max(float(np.abs(corpus.acts[i].hidden - o.hidden).max()) for i, o in zip(oracle_sentences, o_acts)),
@@ -122,6 +132,6 @@ def run(ckpt: Checkpoint, m: Measured, study) -> None:
     """Fill in the checks and the mutant's run on `m.results`. The oracle re-runs every
     n-th sentence, n = the model's `oracle_every` in study.yml (1 for all of them)."""
     n = next((spec.oracle_every for spec in study.models if spec.key == m.results.key), 1)
-    m.results.checks = self_checks(ckpt, m, study.positional_threshold, study.halves,
-                                   list(range(0, len(m.corpus.toks), n)))
+    m.results.checks = self_checks(ckpt, m, study, list(range(0, len(m.corpus.toks), n)),
+                                   study.truth_oracle_every)
     m.results.mutant = {"wrong_agg": wrong_aggregation(m)}

@@ -59,10 +59,11 @@ def corpus_rows(toks: list[Tokenized], acts: list[Activations], norms=None) -> C
     return Corpus(toks, acts, wms, rows)
 
 
-def read_corpus(ckpt: Checkpoint, study: Study) -> Corpus:
-    """Tokenize the corpus, run the reference once over it, reduce every sentence."""
+def read_corpus(ckpt: Checkpoint, study: Study, inputs=None) -> Corpus:
+    """Tokenize the corpus, run the reference once over it, reduce every sentence;
+    `inputs` (truth.LayerInputs) keeps each sentence's layer inputs for the ground truth."""
     toks = tokenize_all(ckpt, list(study.sentences), str(study.corpus_path))
-    return corpus_rows(toks, activations.from_reference(ckpt, [t.ids for t in toks]))
+    return corpus_rows(toks, activations.from_reference(ckpt, [t.ids for t in toks], inputs))
 
 
 # -- the displayed rows -----------------------------------------------------------------------
@@ -82,6 +83,7 @@ class Displayed:
     mass: np.ndarray
     top_word: np.ndarray
     top_weight: np.ndarray
+    gap: np.ndarray          # the best head's score minus the runner-up's (near-ties: small)
 
     def where(self, sentences: list[int]) -> np.ndarray:
         """Mask of the rows of these sentences."""
@@ -96,12 +98,19 @@ def positional_heads(corpus: Corpus, lens: str, threshold: float, sentences: lis
     return adjacent / max(1, sum(len(sr.shown) for sr in rows)) > threshold
 
 
-def displayed(corpus: Corpus, lens: str, excluded: np.ndarray) -> Displayed:
-    """Every displayed row under one lens, on the heads the rule opens."""
+def displayed(corpus: Corpus, lens: str, excluded: np.ndarray, tie_tolerance: float,
+              score: str = "top_weight", weights: list[np.ndarray] | None = None) -> Displayed:
+    """Every displayed row under one lens, on the heads the rule opens. The rule's score is
+    the displayed row's largest weight; `score="content_mass"` ranks heads by what their
+    displayed row is built from instead (an alternative rule, for the sensitivity table);
+    `weights`, one [L, nh, n_words] array per sentence, multiplies each head's score (part 8's
+    effect-weighted rule)."""
     cols: dict[str, list] = {f: [] for f in Displayed.__dataclass_fields__}
     for i, sr in enumerate(corpus.rows):
-        heads = instrument.choose_heads(sr.top_weight[lens], excluded)[sr.shown]   # [n_shown, 2]
+        by = getattr(sr, score)[lens] if weights is None else getattr(sr, score)[lens] * weights[i]
+        heads = instrument.choose_heads(by, excluded, tie_tolerance)[sr.shown]   # [n_shown, 2]
         l, h, w = heads[:, 0], heads[:, 1], np.array(sr.shown, dtype=int)
+        cols["gap"].append(instrument.runner_up_gap(by, excluded)[sr.shown])
         cols["sentence"].append(np.full(len(w), i))
         cols["word"].append(w)
         cols["layer"].append(l)

@@ -39,6 +39,7 @@ class EncoderOutput:
     alpha: list[torch.Tensor]   # L x [B, nh, T, T] attention probabilities
     value: list[torch.Tensor]   # L x [B, nh, T, hs] v = x W_V + b_V
     W_O: list[torch.Tensor]     # L x [C, nh, hs] each head's slice of the output projection
+    inputs: list[torch.Tensor] | None = None  # L x [B, T, C] each layer's input, if asked for
 
     @property
     def f(self) -> list[torch.Tensor]:
@@ -209,8 +210,9 @@ class Encoder(nn.Module):
         return model.eval()
 
     @torch.no_grad()
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> EncoderOutput:
-        """ids [B, T] token ids, mask [B, T] 1 for real tokens and 0 for padding."""
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor, keep_inputs: bool = False) -> EncoderOutput:
+        """ids [B, T] token ids, mask [B, T] 1 for real tokens and 0 for padding. With
+        `keep_inputs`, each layer's input too (the ground truth re-runs part of a layer)."""
         # Padded keys get -inf before the softmax, so their weight is exactly 0 and no
         # real token's numbers depend on how much padding its batch carries.
         bias = torch.zeros(mask.shape, dtype=torch.float32)
@@ -220,13 +222,15 @@ class Encoder(nn.Module):
             # end, so a real token's distances do not depend on it either).
             bias = bias + self.encoder.position_bias(ids.shape[1])  # [B, nh, T, T]
         x = self.embeddings(ids)
-        alphas, values = [], []
+        alphas, values, inputs = [], [], []
         for layer in self.encoder.layer:
+            if keep_inputs:
+                inputs.append(x)
             x, alpha, v = layer(x, bias)
             alphas.append(alpha)
             values.append(v)
         W_O = [layer.attention.head_slices() for layer in self.encoder.layer]
-        return EncoderOutput(hidden=x, alpha=alphas, value=values, W_O=W_O)
+        return EncoderOutput(hidden=x, alpha=alphas, value=values, W_O=W_O, inputs=inputs if keep_inputs else None)
 
 
 def pad(batch: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -6,7 +6,8 @@ pronoun's word row (before any renormalization; the candidates are content words
 renormalizing would not change their order):
 
 - the winner is the candidate with the larger weight; a head "changes" when its winner
-  differs between the two sentences;
+  differs between the two sentences; it "follows" the reader when its winner is the
+  reader's referent in both, "opposes" when it is the other candidate in both;
 - its shift toward the reader is how much its preference for the second sentence's
   referent over the first's grew from the first sentence to the second (positive:
   it moved the way the reader did);
@@ -16,20 +17,29 @@ renormalizing would not change their order):
   whatever the other keys are, so their winner cannot change. That it does not is
   checked (`layer0_changed`), not assumed.
 
+Per head (study.yml, `flip_heads`): a one-sided sign test of follows against opposes over
+the pairs where its winner changes, Bonferroni over the model's heads outside layer 0, and,
+for the largest follow count over heads, a null in which each pair's two sentences are
+swapped at random (follows and opposes trade places for every head of that pair at once).
+
+The pairs come in two orders (the nouns named one way, then mirrored), analysed together
+(the registered analysis) and within each order; the null pairs (a pronoun that refers to
+neither noun, pseudo-referents from the pair whose frame they share) get the same analysis.
+
 As a reference for what the model itself resolves: which candidate the pronoun's
 final hidden state is closer to (cosine), in each sentence.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.stats import binomtest
 
 from . import activations, instrument
 from .bootstrap import Resampler
 from .instrument import LENSES
-from .study import Bootstrap, FlipPair
+from .study import ORDERS, Bootstrap, FlipHeads, FlipPair
 from .tokenize import Tokenized, tokenize
 from .weights import Checkpoint
 
@@ -38,13 +48,46 @@ from .weights import Checkpoint
 class PairResult:
     sentences: list[str]
     candidates: list[str]
-    referents: list[str]          # the reader's, in the first and the second sentence
+    referents: list[str]          # the reader's, in the first and the second sentence (null pairs: pseudo-referents)
+    order: str                    # "original" or "mirrored"
+    source: int | None            # the pair it mirrors, or (a null pair) whose frame it shares; 1-based
     changed: int                  # heads (layer 0 left out) whose winner differs
     follows_reader: int           # heads whose winner is the reader's referent in both
     toward_reader: int            # heads whose preference shifted toward the reader
     mean_shift: float             # mean shift toward the reader over those heads
     layer0_changed: int           # heads of layer 0 whose winner differs: must be 0
-    winners: list[list[str]]      # per head (layer * nh + head): [winner in first, in second]
+    closer: list[str]             # the candidate the pronoun's final state is closer to, in each sentence
+    # Per head, in the order layer * nh + head (layer 0 included), the winner's index in
+    # `candidates`: one character per head, in the first sentence and in the second.
+    winners: list[str]
+
+
+@dataclass
+class HeadTests:
+    """Per head outside layer 0 (lists in the order layer * nh + head): the sign test."""
+    layer: list[int]
+    head: list[int]
+    follows: list[int]            # pairs whose winner changes the reader's way
+    opposes: list[int]            # ... the other way round
+    picks_reader: list[float]     # share of the sentences whose winner is the reader's referent (descriptive)
+    p_value: list[float]          # one-sided binomial sign test, follows against opposes (1 without a change)
+    p_corrected: list[float]      # Bonferroni: times `family`, capped at 1
+    family: int                   # heads in the correction: the model's heads outside layer 0
+    alpha: float
+    n_significant: int
+    significant: list[str]        # "L6H3", ...: corrected p below alpha, smallest first
+    best: str                     # the smallest corrected p (ties: most follows, then the lowest head)
+    best_follows: int
+    best_opposes: int
+    best_p_value: float
+    best_p_corrected: float
+    best_picks_reader: float
+    null_max_follows: float       # the null_quantile of the largest follow count, each pair's sentences swapped at random
+    permutations: int
+    # Filled in for a set with both orders: the heads that pass within every order, each
+    # order tested alone (a description of the within-order tests, not a test of its own).
+    significant_in_every_order: list[str] = field(default_factory=list)
+    n_significant_in_every_order: int = 0
 
 
 @dataclass
@@ -64,13 +107,15 @@ class FlipLens:
     follows_every_pair: int       # heads that follow the reader in every pair
     most_pairs_followed: int      # the most pairs any one head follows the reader in
     opposes_share: float          # of (pair, head): the winner changes the other way round
-    most_pairs_opposed: int       # the most pairs any one head goes against the reader in (the max's baseline)
+    most_pairs_opposed: int       # the most pairs any one head goes against the reader in
     layer0_changed: int           # over every pair: must be 0
+    heads: HeadTests | None = None
     pairs: list[PairResult] = field(default_factory=list)
 
 
 @dataclass
-class FlipResults:
+class FlipSet:
+    """One set of pairs, analysed: every lens, and the model's own resolution."""
     n_pairs: int
     lenses: dict[str, FlipLens]
     model_follows: float          # of sentences: the pronoun's final state is closer to the reader's referent
@@ -78,10 +123,28 @@ class FlipResults:
     model_follows_hi: float
     model_flips_with_reader: int  # pairs where that closer candidate flips the reader's way
     model_flips_share: float
-    referent_a_named_first: int   # pairs whose first sentence's referent is the first-named candidate
+    referent_a_named_first: int   # pairs whose first sentence's referent is named first in it
+    orders: dict[str, "FlipSet"] = field(default_factory=dict)  # the same, within each order (pairs not repeated)
+
+
+@dataclass
+class FlipResults(FlipSet):
+    """Every flip pair (both orders): the registered analysis; `null`, the control set."""
+    null: FlipSet | None = None
     # The first pair, every head, for a figure: [weight on candidate 0, on candidate 1]
     # in the first sentence, then in the second (alpha lens).
     example: list[list[float]] = field(default_factory=list)
+
+
+@dataclass
+class _Measured:
+    """Per pair of a set, per lens: what the analysis reads, [P, L * nh] (layer 0 included)."""
+    pairs: list[FlipPair]
+    win_a: dict[str, np.ndarray]     # winner's index among the candidates, first sentence
+    win_b: dict[str, np.ndarray]
+    shift: dict[str, np.ndarray]     # toward the reader
+    closer: np.ndarray               # [P, 2] the candidate the pronoun's final state is closer to
+    agrees: np.ndarray               # [P, 2] ... is the reader's referent
 
 
 def _word_index(tok: Tokenized, word: str) -> int:
@@ -100,54 +163,127 @@ def _closer(hidden: np.ndarray, tok: Tokenized, pair: FlipPair) -> str:
     return pair.candidates[int(np.argmax(sims))]
 
 
-def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap) -> FlipResults:
+def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap, heads: FlipHeads | None = None,
+                  null_pairs: list[FlipPair] = ()) -> FlipResults:
     if not pairs:  # a study without pairs (the CLI's): nothing to measure, nothing to resample
         nan = float("nan")
         return FlipResults(0, {}, nan, nan, nan, 0, nan, 0)
-    texts = [s for p in pairs for s in p.sentences]
-    toks = [tokenize(s, ckpt.tokenizer_dir, ckpt.config.max_position, where=f"flip pair {i // 2 + 1}")
-            for i, s in enumerate(texts)]
-    acts = activations.from_reference(ckpt, [t.ids for t in toks]) if toks else []
-    n_heads = ckpt.config.n_layer * ckpt.config.n_head
-    later = np.arange(n_heads) >= ckpt.config.n_head              # layer 0 left out
-    resampler = Resampler(len(pairs), boot.resamples, boot.seed, boot.level)
-    lenses = {}
+    if heads is None:
+        raise ValueError("flip pairs need the per-head test settings (study.yml: flip_heads)")
+    every = list(pairs) + list(null_pairs)
+    texts = [s for p in every for s in p.sentences]
+    kind = lambda i: f"flip pair {i + 1}" if i < len(pairs) else f"null pair {i - len(pairs) + 1}"
+    toks = [tokenize(s, ckpt.tokenizer_dir, ckpt.config.max_position, where=kind(i // 2)) for i, s in enumerate(texts)]
+    acts = activations.from_reference(ckpt, [t.ids for t in toks])
+    measured = _measure(every, toks, acts)
+    nh = ckpt.config.n_head
+    take = lambda idx: _Measured([measured.pairs[i] for i in idx], *(
+        {lens: x[lens][idx] for lens in LENSES} for x in (measured.win_a, measured.win_b, measured.shift)),
+        measured.closer[idx], measured.agrees[idx])
+    flip_idx, null_idx = np.arange(len(pairs)), np.arange(len(pairs), len(every))
+    out = _with_orders(take, flip_idx, nh, boot, heads, keep_pairs=True)
+    null = _with_orders(take, null_idx, nh, boot, heads, keep_pairs=True) if len(null_idx) else None
+    wa, wb = (_candidate_weights(toks[j], acts[j], pairs[0], "alpha") for j in (0, 1))
+    return FlipResults(**vars(out), null=null, example=np.concatenate([wa, wb], axis=1).tolist())
+
+
+def _measure(pairs: list[FlipPair], toks: list[Tokenized], acts: list) -> _Measured:
+    win_a, win_b, shift = {}, {}, {}
     for lens in LENSES:
-        results, changed, follows, opposes, toward = [], [], [], [], []
+        a_, b_, s_ = [], [], []
         for k, pair in enumerate(pairs):
             ra, rb = (pair.candidates.index(r) for r in pair.referents)
             wa, wb = (_candidate_weights(toks[2 * k + j], acts[2 * k + j], pair, lens) for j in (0, 1))
-            win_a, win_b = wa.argmax(axis=1), wb.argmax(axis=1)           # [L * nh]
-            shift = (wb[:, rb] - wb[:, ra]) - (wa[:, rb] - wa[:, ra])
-            changed.append((win_a != win_b)[later])
-            follows.append(((win_a == ra) & (win_b == rb))[later])
-            opposes.append(((win_a == rb) & (win_b == ra))[later])
-            toward.append((shift > 0)[later])
-            results.append(PairResult(
-                sentences=list(pair.sentences), candidates=list(pair.candidates), referents=list(pair.referents),
-                changed=int(changed[-1].sum()), follows_reader=int(follows[-1].sum()),
-                toward_reader=int(toward[-1].sum()), mean_shift=float(shift[later].mean()),
-                layer0_changed=int((win_a != win_b)[~later].sum()),
-                winners=[[pair.candidates[x], pair.candidates[y]] for x, y in zip(win_a, win_b)],
-            ))
-        lenses[lens] = _summary(lens, results, np.array(changed), np.array(follows), np.array(opposes),
-                                np.array(toward), resampler)
-    closer = [_closer(a.hidden, t, pairs[i // 2]) for i, (t, a) in enumerate(zip(toks, acts))]
-    agrees = np.array([closer[i] == pairs[i // 2].referents[i % 2] for i in range(len(closer))])
-    lo, hi = resampler.share(agrees, np.repeat(np.arange(len(pairs)), 2))
-    both = int(agrees.reshape(-1, 2).all(axis=1).sum()) if len(pairs) else 0
-    example = []
-    if pairs:
-        wa, wb = (_candidate_weights(toks[j], acts[j], pairs[0], "alpha") for j in (0, 1))
-        example = np.concatenate([wa, wb], axis=1).tolist()
-    first = sum(_first_named(p) == p.referents[0] for p in pairs)
-    return FlipResults(len(pairs), lenses, float(agrees.mean()), lo, hi, both, both / max(1, len(pairs)), first, example)
+            a_.append(wa.argmax(axis=1))
+            b_.append(wb.argmax(axis=1))
+            s_.append((wb[:, rb] - wb[:, ra]) - (wa[:, rb] - wa[:, ra]))
+        win_a[lens], win_b[lens], shift[lens] = np.array(a_), np.array(b_), np.array(s_)
+    closer = np.array([_closer(a.hidden, t, pairs[i // 2]) for i, (t, a) in enumerate(zip(toks, acts))]).reshape(-1, 2)
+    agrees = closer == np.array([p.referents for p in pairs])
+    return _Measured(list(pairs), win_a, win_b, shift, closer, agrees)
 
 
-def _first_named(pair: FlipPair) -> str:
-    """The candidate that comes first in the pair's first sentence."""
-    words = [w.lower() for w in re.findall(r"\w+", pair.sentences[0])]
-    return min(pair.candidates, key=lambda c: words.index(c.lower()))
+def _with_orders(take, idx: np.ndarray, nh: int, boot: Bootstrap, heads: FlipHeads, keep_pairs: bool) -> FlipSet:
+    """A set analysed as a whole, and within each order (whose pairs it does not repeat)."""
+    every = take(idx)
+    whole = _analyse(every, nh, boot, heads, keep_pairs)
+    for order in ORDERS:
+        sub = idx[[p.order == order for p in every.pairs]]
+        if len(sub):
+            whole.orders[order] = _analyse(take(sub), nh, boot, heads, keep_pairs=False)
+    if len(whole.orders) == len(ORDERS):
+        for lens, summary in whole.lenses.items():
+            each = [set(s.lenses[lens].heads.significant) for s in whole.orders.values()]
+            summary.heads.significant_in_every_order = [h for h in summary.heads.significant if all(h in e for e in each)]
+            summary.heads.n_significant_in_every_order = len(summary.heads.significant_in_every_order)
+    return whole
+
+
+def _analyse(m: _Measured, nh: int, boot: Bootstrap, heads: FlipHeads, keep_pairs: bool) -> FlipSet:
+    """Rates over (pair, head), intervals over pairs; per-head tests; the model's probe."""
+    n = len(m.pairs)
+    ra = np.array([p.candidates.index(p.referents[0]) for p in m.pairs])[:, None]
+    rb = 1 - ra                                           # two candidates
+    later = np.arange(m.win_a["alpha"].shape[1]) >= nh    # layer 0 left out
+    resampler = Resampler(n, boot.resamples, boot.seed, boot.level)
+    lenses = {}
+    for lens in LENSES:
+        a, b, shift = m.win_a[lens], m.win_b[lens], m.shift[lens]
+        changed, follows = a != b, (a == ra) & (b == rb)
+        opposes, toward = (a == rb) & (b == ra), shift > 0
+        picks = ((a == ra).sum(axis=0) + (b == rb).sum(axis=0)) / (2 * n)
+        results = [PairResult(
+            sentences=list(p.sentences), candidates=list(p.candidates), referents=list(p.referents),
+            order=p.order, source=p.source, changed=int(changed[k, later].sum()),
+            follows_reader=int(follows[k, later].sum()), toward_reader=int(toward[k, later].sum()),
+            mean_shift=float(shift[k, later].mean()), layer0_changed=int(changed[k, ~later].sum()),
+            closer=[str(c) for c in m.closer[k]],
+            winners=["".join(map(str, a[k])), "".join(map(str, b[k]))],
+        ) for k, p in enumerate(m.pairs)] if keep_pairs else []
+        summary = _summary(lens, n, changed[:, later], follows[:, later], opposes[:, later], toward[:, later],
+                           int(changed[:, ~later].sum()), resampler)
+        summary.heads = head_tests(follows[:, later], opposes[:, later], picks[later], nh, heads)
+        summary.pairs = results
+        lenses[lens] = summary
+    lo, hi = resampler.share(m.agrees.ravel(), np.repeat(np.arange(n), 2))
+    both = int(m.agrees.all(axis=1).sum())
+    first = sum(p.named_first(0) == p.referents[0] for p in m.pairs)
+    return FlipSet(n, lenses, float(m.agrees.mean()), lo, hi, both, both / n, first)
+
+
+def head_tests(follows: np.ndarray, opposes: np.ndarray, picks: np.ndarray, nh: int, settings: FlipHeads) -> HeadTests:
+    """follows, opposes [P, H] (heads outside layer 0, from layer 1 on) -> per-head sign
+    tests, Bonferroni over the H heads, and the sign-flip null of the largest follow count."""
+    f, o = follows.sum(axis=0), opposes.sum(axis=0)
+    H = len(f)
+    p = np.array([binomtest(int(k), int(k + j), 0.5, alternative="greater").pvalue if k + j else 1.0
+                  for k, j in zip(f, o)])
+    corrected = np.minimum(1.0, p * H)
+    order = sorted(range(H), key=lambda h: (corrected[h], -f[h], h))
+    name = lambda h: f"L{h // nh + 1}H{h % nh}"
+    best = order[0]
+    return HeadTests(
+        layer=[h // nh + 1 for h in range(H)], head=[h % nh for h in range(H)],
+        follows=f.tolist(), opposes=o.tolist(), picks_reader=picks.tolist(),
+        p_value=p.tolist(), p_corrected=corrected.tolist(), family=H, alpha=settings.alpha,
+        n_significant=int((corrected < settings.alpha).sum()),
+        significant=[name(h) for h in order if corrected[h] < settings.alpha],
+        best=name(best), best_follows=int(f[best]), best_opposes=int(o[best]), best_p_value=float(p[best]),
+        best_p_corrected=float(corrected[best]), best_picks_reader=float(picks[best]),
+        null_max_follows=null_max_follows(follows, opposes, settings),
+        permutations=settings.permutations,
+    )
+
+
+def null_max_follows(follows: np.ndarray, opposes: np.ndarray, settings: FlipHeads) -> float:
+    """The `null_quantile` of the largest follow count over heads when each pair's two
+    sentences are swapped with probability 1/2: a swapped pair's follows become opposes
+    and its opposes follows, for every head at once (the heads of a pair stay together)."""
+    rng = np.random.default_rng(settings.seed)
+    swap = rng.integers(0, 2, size=(settings.permutations, follows.shape[0])).astype(float)   # [N, P]
+    f, o = follows.astype(float), opposes.astype(float)
+    counts = f.sum(axis=0) + swap @ (o - f)                                                    # [N, H]
+    return float(np.quantile(counts.max(axis=1), settings.null_quantile))
 
 
 def _candidate_weights(tok: Tokenized, a, pair: FlipPair, lens: str) -> np.ndarray:
@@ -158,14 +294,14 @@ def _candidate_weights(tok: Tokenized, a, pair: FlipPair, lens: str) -> np.ndarr
     return rows[:, :, _word_index(tok, pair.pronoun)][:, :, cols].reshape(-1, len(cols))
 
 
-def _summary(lens: str, pairs: list[PairResult], changed: np.ndarray, follows: np.ndarray, opposes: np.ndarray,
-             toward: np.ndarray, resampler: Resampler) -> FlipLens:
+def _summary(lens: str, n_pairs: int, changed: np.ndarray, follows: np.ndarray, opposes: np.ndarray,
+             toward: np.ndarray, layer0_changed: int, resampler: Resampler) -> FlipLens:
     """[n_pairs, heads] flags -> rates over (pair, head), intervals over pairs."""
-    unit = np.repeat(np.arange(len(pairs)), changed.shape[1])
+    unit = np.repeat(np.arange(n_pairs), changed.shape[1])
     ci = lambda flags: resampler.share(flags.ravel(), unit)
     (c_lo, c_hi), (t_lo, t_hi), (f_lo, f_hi) = ci(changed), ci(toward), ci(follows)
     return FlipLens(
-        lens=lens, n_pairs=len(pairs), n_heads=changed.shape[1],
+        lens=lens, n_pairs=n_pairs, n_heads=changed.shape[1],
         changed_share=float(changed.mean()), changed_share_lo=c_lo, changed_share_hi=c_hi,
         toward_share=float(toward.mean()), toward_share_lo=t_lo, toward_share_hi=t_hi,
         follows_share=float(follows.mean()), follows_share_lo=f_lo, follows_share_hi=f_hi,
@@ -173,6 +309,5 @@ def _summary(lens: str, pairs: list[PairResult], changed: np.ndarray, follows: n
         most_pairs_followed=int(follows.sum(axis=0).max()),
         opposes_share=float(opposes.mean()),
         most_pairs_opposed=int(opposes.sum(axis=0).max()),
-        layer0_changed=sum(p.layer0_changed for p in pairs),
-        pairs=pairs,
+        layer0_changed=layer0_changed,
     )

@@ -19,8 +19,10 @@ Columns of a word-level row: [CLS], the sentence's words in order, [SEP]
      more than `positional_threshold` of its displayed rows put their largest weight
      on an adjacent word (they show word order, not content);
   2. among the others, the instrument opens the head whose displayed row carries the
-     largest single weight: the strongest arrow a reader would see. Ties go to the
-     lowest layer, then head.
+     largest single weight: the strongest arrow a reader would see. Heads within
+     `tie_tolerance` (study.yml) of the best score tie, and a tie goes to the lowest
+     layer, then head: a smaller gap is float noise (the 16-bit weights, another CPU
+     would decide it otherwise), not something a reader could see in the row.
   The score is taken after renormalization, exactly as displayed, so the rule neither
   seeks nor avoids sink-heavy heads; the sink share is disclosed on every row instead.
 
@@ -127,13 +129,27 @@ def adjacent_top(top_word: np.ndarray, shown: list[int]) -> np.ndarray:
     return (np.abs(top_word - words) == 1)[:, :, shown].sum(axis=-1)
 
 
-def choose_heads(top_weight: np.ndarray, excluded: np.ndarray) -> np.ndarray:
+def head_scores(top_weight: np.ndarray, excluded: np.ndarray) -> np.ndarray:
     """top_weight [L, nh, n_words] (each displayed row's largest weight), excluded [L, nh]
-    -> (layer, head) per word, [n_words, 2]."""
+    -> the rule's score of every head for every word, [L * nh, n_words] (layer-major)."""
     L, nh = top_weight.shape[:2]
-    score = np.where(excluded[:, :, None], -1.0, top_weight)  # [L, nh, n_words]
-    best = score.reshape(L * nh, -1).argmax(axis=0)           # first maximum: lowest layer, head
+    return np.where(excluded[:, :, None], -1.0, top_weight).reshape(L * nh, -1)
+
+
+def choose_heads(top_weight: np.ndarray, excluded: np.ndarray, tie_tolerance: float) -> np.ndarray:
+    """top_weight [L, nh, n_words], excluded [L, nh] -> (layer, head) per word, [n_words, 2]:
+    the first head (lowest layer, then head) whose score is within `tie_tolerance` of the best."""
+    nh = top_weight.shape[1]
+    score = head_scores(top_weight, excluded)                # [L * nh, n_words]
+    best = (score >= score.max(axis=0) - tie_tolerance).argmax(axis=0)   # first True
     return np.stack([best // nh, best % nh], axis=1)
+
+
+def runner_up_gap(top_weight: np.ndarray, excluded: np.ndarray) -> np.ndarray:
+    """How far the best head's score is above the second best's, per word [n_words]: the
+    rows whose gap is below the tie tolerance are the near-ties the tie rule decides."""
+    score = np.sort(head_scores(top_weight, excluded), axis=0)
+    return score[-1] - score[-2] if score.shape[0] > 1 else np.full(score.shape[1], np.inf)
 
 
 # -- one sentence, every head, every lens --------------------------------------------------

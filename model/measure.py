@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import flip, instrument, rollout, stats
+from . import flip, instrument, rollout, sensitivity, stats, truth
 from .bootstrap import Resampler
 from .corpus import Corpus, Displayed, displayed, on_heads, positional_heads, read_corpus
 from .instrument import LENSES
@@ -133,16 +133,20 @@ class ModelResults:
     tokens_per_word: float                             # the tokenizer's tokens per word, over the corpus
     halves: dict[str, list[int]]                       # "fit", "test" -> sentence indices
     positional_heads: dict[str, list[list[int]]]       # lens -> [layer, head] pairs never opened
+    positional_heads_held_out: dict[str, list[list[int]]]  # the same, fitted on the held-out half instead
     summary: dict[str, stats.LensSummary]              # lens -> the held-out half's headline
     by_half: dict[str, dict[str, stats.SinkStats]]     # "fit"/"test"/"all" -> lens -> stats
     per_layer: list[stats.LayerStats]                  # rule-free, held-out half
     ratios: list[stats.RatioStats]                     # held-out half
     head_ratios: dict[str, list[list[float]]]          # "cls_v", ... -> [L][nh] median over held-out sentences
+    near_ties: dict[str, stats.NearTies]               # lens -> rows whose head the tie rule decides
+    sensitivity: list[sensitivity.Variant]             # the headline numbers under each alternative choice
     verdicts: list[Verdict]
     adopted: bool
     anchors: list[AnchorRow]
     rollout: rollout.RolloutStats
     flips: flip.FlipResults
+    ground_truth: truth.GroundTruth | None = None       # part 8: the ablation ground truth and the later fixes
     examples: list[Example] = field(default_factory=list)
     rows: dict[str, Any] = field(default_factory=dict)  # columnar: every displayed row (rows_table)
     # Filled in by checks.py, which reads a `Measured` (so this module never imports it):
@@ -158,6 +162,7 @@ class Measured:
     corpus: Corpus
     rows: dict[str, Displayed]           # lens -> displayed rows
     excluded: dict[str, np.ndarray]      # lens -> positional heads
+    truth: truth.Measured | None = None  # the ground truth's per-sentence measures (views, oracle check)
 
 
 def verdicts(rows: dict[str, Displayed], study: Study) -> list[Verdict]:
@@ -209,14 +214,19 @@ def rows_table(corpus: Corpus, rows: dict[str, Displayed], same_head: dict, pred
 
 
 def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
+    spec = next((m for m in study.models if m.key == key), None)
+    with truth.LayerInputs() as inputs:   # on disk until the head rule has chosen the rows
+        corpus = read_corpus(ckpt, study, inputs)
+        return _measure(ckpt, study, key, spec, corpus, inputs)
+
+
+def _measure(ckpt: Checkpoint, study: Study, key: str, spec, corpus: Corpus, inputs) -> Measured:
     from .weights import package_label
 
-    spec = next((m for m in study.models if m.key == key), None)
-    corpus = read_corpus(ckpt, study)
     L = ckpt.config.n_layer
     halves = study.halves
     excluded = {lens: positional_heads(corpus, lens, study.positional_threshold, halves["fit"]) for lens in LENSES}
-    rows = {lens: displayed(corpus, lens, excluded[lens]) for lens in LENSES}
+    rows = {lens: displayed(corpus, lens, excluded[lens], study.tie_tolerance) for lens in LENSES}
     same_head = {lens: on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
     predicted = {lens: predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]}
     median_cls = {lens: float(np.median([stats.ratio_of(corpus.acts[i], lens, "cls") for i in halves["test"]]))
@@ -227,6 +237,9 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
     sets = {**halves, "all": list(range(len(corpus.toks)))}
     resampler = {half: Resampler(len(idx), b.resamples, b.seed, b.level) for half, idx in halves.items()}
     v = verdicts(rows, study)
+    # Part 8 reruns layers from the reference's own layer inputs; a corpus that did not come
+    # from the reference's pass (a test's hand-made one) has none, and no ground truth.
+    t = truth.measure(ckpt, corpus, rows, inputs, study, key, excluded, resampler["test"]) if inputs.where else None
     results = ModelResults(
         model=ckpt.name,
         key=key,
@@ -241,21 +254,28 @@ def measure_model(ckpt: Checkpoint, study: Study, key: str) -> Measured:
         tokens_per_word=float(sum(t.n_tokens - 2 for t in corpus.toks) / sum(len(t.words) for t in corpus.toks)),
         halves=halves,
         positional_heads={lens: np.argwhere(excluded[lens]).tolist() for lens in LENSES},
+        positional_heads_held_out={lens: np.argwhere(positional_heads(corpus, lens, study.positional_threshold, test)).tolist()
+                                   for lens in LENSES},
         summary=stats.summaries(corpus, rows, same_head, predicted, global_pred, test, resampler["test"], L),
         by_half={half: {lens: stats.sink_stats(corpus, rows[lens], idx, resampler.get(half)) for lens in LENSES}
                  for half, idx in sets.items()},
         per_layer=stats.per_layer(corpus, L, test),
         ratios=stats.value_ratios(corpus.acts, L, test, resampler["test"]) + stats.punct_ratios(corpus, test, resampler["test"]),
         head_ratios=stats.head_ratios(corpus.acts, test),
+        near_ties={lens: stats.near_ties(rows[lens], study.tie_tolerance) for lens in LENSES},
+        sensitivity=sensitivity.variants(corpus, rows, excluded, study, ckpt.config.n_head),
         verdicts=v,
         adopted=any(x.adopted for x in v),
         anchors=anchors(corpus, study, rows["alpha"]),
         rollout=rollout.rollout_stats(corpus, rows["alpha"], test, resampler["test"]),
-        flips=flip.measure_pairs(ckpt, list(study.flip_pairs), b),
+        flips=flip.measure_pairs(ckpt, list(study.flip_pairs), b, study.flip_heads, list(study.null_pairs)),
         examples=examples(corpus, rows, test),
         rows=rows_table(corpus, rows, same_head, predicted),
+        ground_truth=t.results if t else None,
     )
-    return Measured(results, corpus, rows, excluded)
+    for name, cols in truth.rows_json(t.table if t else {}).items():   # the ground truth beside each row
+        results.rows.setdefault(name, {}).update(cols)
+    return Measured(results, corpus, rows, excluded, t)
 
 
 def all_head_rows(corpus: Corpus) -> list[dict]:

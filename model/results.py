@@ -52,7 +52,7 @@ def provenance(study: study_mod.Study) -> dict:
     return {
         "study_sha256": hashlib.sha256(study.path.read_bytes()).hexdigest(),
         "corpus_sha256": hashlib.sha256(study.corpus_path.read_bytes()).hexdigest(),
-        "flip_pairs_sha256": hashlib.sha256(repr(study.flip_pairs).encode()).hexdigest(),
+        "flip_pairs_sha256": hashlib.sha256(repr((study.flip_pairs, study.null_pairs)).encode()).hexdigest(),
         "code_version": code_version(),
         "libraries": library_versions(),
         "models": {m.key: {"name": m.name, "sha256": weights_digest(m.name)} for m in study.models},
@@ -81,6 +81,7 @@ def corpus_description(study: study_mod.Study) -> dict:
         ],
         "halves": {half: len(idx) for half, idx in study.halves.items()},
         "n_flip_pairs": len(study.flip_pairs),
+        "n_null_pairs": len(study.null_pairs),
     }
 
 
@@ -106,6 +107,7 @@ def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
         "runtime": {"models": list(study.runtime_models), "tolerance": study.runtime_tolerance},
         "stop_rule": asdict(study.stop_rule),
         "positional_threshold": study.positional_threshold,
+        "tie_tolerance": study.tie_tolerance,
         "default_model": study.models[0].key,
         "models": models,
     }

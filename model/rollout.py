@@ -11,6 +11,17 @@ its length) is 1.0 for a uniform row. Two yardsticks go with it:
 - a direct test of the ranking: drop one layer from the product and see whether the
   displayed ranking survives (Spearman correlation, same top word), and whether the
   rollout's top word is the instrument's (alpha, the head it opens).
+
+That agreement has lazy baselines a word-specific reading must beat (study.yml, rollout's
+baselines): three sentence-wide guesses, the sentence's last punctuation mark, the rollout
+row of another shown word of the same sentence (the next, cyclically), and the sentence's
+mean rollout row, each naming the top word among the other words (w's own column dropped);
+and two positional guesses, added after the second review's sceptical reading, the word
+just after w and the word just before it. What is specific to the word is the row's
+agreement minus the best baseline's (all five); `beyond_sentence_guesses` keeps the
+comparison with the best sentence-wide guess.
+How alike a sentence's rows are: Spearman between two shown words' displayed rows, over
+the words other than both.
 """
 from __future__ import annotations
 
@@ -44,7 +55,8 @@ class RolloutStats:
     displayed_median_top_margin: float
     displayed_median_top_margin_lo: float
     displayed_median_top_margin_hi: float
-    one_clear_word_entropy: float     # median over rows: the entropy half-on-one-word would give
+    one_clear_word_entropy: float     # median over displayed rows: the entropy half-on-one-word would give
+    one_clear_word_entropy_full: float  # the same for the full rows (their own, longer length)
     median_other_words: int           # the displayed rows' median length (other words)
     below_one_clear_word: int         # displayed rows sharper than their own length's yardstick
     # The ranking, tested directly.
@@ -62,6 +74,37 @@ class RolloutStats:
     displayed_top_on_punct_lo: float
     displayed_top_on_punct_hi: float
     agrees_on_punct: float            # rows where both tops are the same punctuation mark
+    # Lazy baselines for that agreement (each: share of rows whose guess is the instrument's top).
+    baseline_last_punct: float        # the sentence's last punctuation mark
+    baseline_last_punct_lo: float
+    baseline_last_punct_hi: float
+    baseline_other_word: float        # another shown word's rollout row (the next one)
+    baseline_other_word_lo: float
+    baseline_other_word_hi: float
+    baseline_sentence_mean: float     # the sentence's mean rollout row
+    baseline_sentence_mean_lo: float
+    baseline_sentence_mean_hi: float
+    # Positional guesses (added after the second review's sceptical reading):
+    baseline_next_word: float         # the word just after (none for the last word)
+    baseline_next_word_lo: float
+    baseline_next_word_hi: float
+    baseline_previous_word: float     # the word just before (none for the first word)
+    baseline_previous_word_lo: float
+    baseline_previous_word_hi: float
+    instrument_top_adjacent: float    # rows whose instrument top word is next to the word, either side
+    instrument_top_adjacent_lo: float
+    instrument_top_adjacent_hi: float
+    best_baseline: str                # the baseline that agrees most often (of all five)
+    word_specific: float              # agrees_with_instrument minus the best baseline's share
+    word_specific_lo: float           # (paired: the same resampled sentences for both)
+    word_specific_hi: float
+    best_sentence_baseline: str       # the best of the three sentence-wide guesses
+    beyond_sentence_guesses: float    # agrees_with_instrument minus its share (paired, as above)
+    beyond_sentence_guesses_lo: float
+    beyond_sentence_guesses_hi: float
+    rows_alike_spearman: float        # median over (word, next word) pairs of one sentence
+    rows_alike_spearman_lo: float
+    rows_alike_spearman_hi: float
     entropies: list[float] = field(default_factory=list)            # every full row's
     displayed_entropies: list[float] = field(default_factory=list)  # every displayed row's
 
@@ -113,17 +156,62 @@ def _others(display: np.ndarray, words: list[int]) -> np.ndarray:
     return np.take_along_axis(display[..., words, :], np.broadcast_to(cols, display.shape[:-2] + cols.shape), -1)
 
 
+def _guess(rows: np.ndarray, words: list[int]) -> np.ndarray:
+    """A row per shown word [n, n_words] -> its top word once the word's own column is dropped."""
+    rows = rows.copy()
+    rows[np.arange(len(words)), words] = -np.inf
+    return rows.argmax(axis=-1)
+
+
+# The guesses that are the same, or nearly, for every word of a sentence; the others are positional.
+SENTENCE_WIDE = ("last_punct", "other_word", "sentence_mean")
+GUESSES = SENTENCE_WIDE + ("next_word", "previous_word")
+
+
+def lazy_guesses(display: np.ndarray, words: list[int], punct: list[int]) -> dict[str, np.ndarray]:
+    """The baselines' top word for each shown word, from a sentence's displayed rollout rows
+    [n_words, n_words]: the last punctuation mark (-1 when the sentence has none), the next
+    shown word's row, the mean row of the shown words; the word just after and just before
+    (-1 past either end of the sentence)."""
+    n, n_words = len(words), display.shape[-1]
+    last = max(punct) if punct else -1
+    w = np.array(words)
+    return {
+        "last_punct": np.full(n, last),
+        "other_word": _guess(display[[words[(k + 1) % n] for k in range(n)]], words),
+        "sentence_mean": _guess(np.repeat(display[words].mean(axis=0, keepdims=True), n, axis=0), words),
+        "next_word": np.where(w + 1 < n_words, w + 1, -1),
+        "previous_word": w - 1,                     # -1 for the first word: no guess
+    }
+
+
+def rows_alike(display: np.ndarray, words: list[int]) -> np.ndarray:
+    """Spearman between each shown word's displayed row and the next one's, over the words
+    other than both [n] (needs at least 2 shown words and 2 other words)."""
+    n_words = display.shape[-1]
+    out = []
+    for k, w in enumerate(words):
+        v = words[(k + 1) % len(words)]
+        keep = [c for c in range(n_words) if c not in (w, v)]
+        out.append(float(spearman(display[w, keep], display[v, keep])))
+    return np.array(out)
+
+
 def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], resampler: Resampler) -> RolloutStats:
     """The rollout rows of the shown words of `sentences` (the held-out half)."""
-    ent, margin, sink, d_ent, d_margin, baseline, lengths = [], [], [], [], [], [], []
+    guesses: dict[str, list] = {name: [] for name in GUESSES}
+    alike, alike_unit = [], []
+    ent, margin, sink, d_ent, d_margin, baseline, lengths, full_base = [], [], [], [], [], [], [], []
     top_sink = top_self = 0
     rho, rho_unit, same_top, agree, agree_unit, chance, top_punct, agree_punct = [], [], [], [], [], [], [], []
+    adjacent = []
     instrument_top = {(s, w): t for s, w, t in zip(alpha_rows.sentence, alpha_rows.word, alpha_rows.top_word)}
     for k, i in enumerate(sentences):
         alpha, wm, words = corpus.acts[i].alpha, corpus.wms[i], corpus.rows[i].shown
         full = instrument.word_rows(rollout(alpha), wm)          # [n_words, K]
         rows = full[words]                                       # [n_shown, K]
         ent.extend(normalized_entropy(rows))
+        full_base.extend(half_on_one_entropy(rows.shape[-1]) for _ in words)
         top2 = np.sort(rows, axis=-1)[:, -2:]
         margin.extend(top2[:, 1] - top2[:, 0])
         top = rows.argmax(axis=-1)
@@ -148,11 +236,24 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
         top_punct.extend(is_punct)
         agree_punct.extend((top_w == theirs) & is_punct)
         agree_unit.extend(k for _ in words)
+        adjacent.extend(np.abs(theirs - np.array(words)) == 1)
+        punct = [x for x in range(wm.n_words) if x not in words]
+        for name, guess in lazy_guesses(display, words, punct).items():
+            guesses[name].extend(guess == theirs)
+        if len(words) >= 2 and wm.n_words >= 4:
+            alike.extend(rows_alike(display, words))
+            alike_unit.extend(k for _ in words)
         chance.extend(1.0 / others.shape[-1] for _ in words)
         rho.extend(spearman(others[None], others_dropped).ravel())
         rho_unit.extend(k for _ in range(others_dropped.shape[0] * len(words)))
         same_top.extend((dropped[:, words].argmax(axis=-1) == top_w[None]).ravel())
     e, de, base = np.array(ent), np.array(d_ent), np.array(baseline)
+    unit = np.array(agree_unit)
+    shares = {name: float(np.mean(g)) for name, g in guesses.items()}
+    best = max(shares, key=shares.get)
+    best_wide = max(SENTENCE_WIDE, key=shares.get)
+    specific = np.array(agree, float) - np.array(guesses[best], float)
+    beyond = np.array(agree, float) - np.array(guesses[best_wide], float)
     d_lo, d_hi = resampler.median(de, np.array(agree_unit))
     r_lo, r_hi = resampler.median(np.array(rho), np.array(rho_unit))
     a_lo, a_hi = resampler.share(np.array(agree), np.array(agree_unit))
@@ -175,6 +276,7 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
         displayed_median_top_margin=float(np.median(d_margin)),
         **_ci("displayed_median_top_margin", resampler.median(np.array(d_margin), np.array(agree_unit))),
         one_clear_word_entropy=float(np.median(base)),
+        one_clear_word_entropy_full=float(np.median(full_base)),
         median_other_words=int(np.median(lengths)),
         below_one_clear_word=int((de < base).sum()),
         drop_layer_spearman=float(np.median(rho)),
@@ -189,6 +291,19 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
         displayed_top_on_punct=float(np.mean(top_punct)),
         **_ci("displayed_top_on_punct", resampler.share(np.array(top_punct), np.array(agree_unit))),
         agrees_on_punct=float(np.mean(agree_punct)),
+        **{f"baseline_{name}": shares[name] for name in guesses},
+        **{k: v for name, g in guesses.items() for k, v in _ci(f"baseline_{name}", resampler.share(np.array(g), unit)).items()},
+        instrument_top_adjacent=float(np.mean(adjacent)),
+        **_ci("instrument_top_adjacent", resampler.share(np.array(adjacent), unit)),
+        best_baseline=best,
+        word_specific=float(specific.mean()),
+        **_ci("word_specific", resampler.mean(specific, unit)),
+        best_sentence_baseline=best_wide,
+        beyond_sentence_guesses=float(beyond.mean()),
+        **_ci("beyond_sentence_guesses", resampler.mean(beyond, unit)),
+        rows_alike_spearman=float(np.median(alike)) if alike else float("nan"),
+        **_ci("rows_alike_spearman", resampler.median(np.array(alike), np.array(alike_unit)) if alike
+              else (float("nan"), float("nan"))),
         entropies=[float(x) for x in e],
         displayed_entropies=[float(x) for x in de],
     )

@@ -42,6 +42,10 @@ class SinkStats:
     punct_above_50_share: float
     top_punct_share: float           # rows whose displayed row peaks on a punctuation mark
     median_sink_plus_punct: float    # both together: what the rest of the sentence keeps is the remainder
+    # The spread (added after the second review's sceptical reading; shape, not headline: no intervals)
+    q25_sink: float
+    q75_sink: float
+    p90_sink: float
     median_sink_lo: float | None = None
     median_sink_hi: float | None = None
     worst_sink_lo: float | None = None
@@ -80,6 +84,7 @@ def row_stats(sink: np.ndarray, punct: np.ndarray, top_punct: np.ndarray, unit: 
         punct_above_50_share=float((punct > 0.5).mean()),
         top_punct_share=float(np.mean(top_punct)),
         median_sink_plus_punct=float(np.median(sink + punct)),
+        **dict(zip(("q25_sink", "q75_sink", "p90_sink"), map(float, np.percentile(sink, [25, 75, 90])))),
     )
     if resampler is not None:
         s.median_sink_lo, s.median_sink_hi = resampler.median(sink, unit)
@@ -115,6 +120,7 @@ class LensSummary:
     heavy_rows: int                             # rows with more than 90 % on the sink under alpha
     heavy_heads: list[list[int]]                # [layer, head, rows] of those rows' heads (this lens's)
     punct_heads: list[list[int]]                # [layer, head, rows] holding the rows more than half on punctuation
+    sink_heads: list[list[int]]                 # [layer, head, rows] holding the rows more than half on the sink
     sep_fraction_of_sink: float                 # of all displayed sink mass, the part on [SEP]
     worst: dict                                 # the worst row: sentence, word_index, layer, head,
                                                 # content_mass, top_word, top_weight
@@ -194,6 +200,7 @@ def summaries(corpus: Corpus, rows: dict[str, Displayed], same_head: dict[str, n
             heavy_rows=int(heavy.sum()),
             heavy_heads=heads_of(heavy),
             punct_heads=heads_of(d.punct[m] > 0.5),
+            sink_heads=heads_of(sink > 0.5),
             sep_fraction_of_sink=float(d.sep[m].sum() / sink.sum()),
             worst=_row(corpus, d, int(np.flatnonzero(m)[np.argmax(sink)])),
         )
@@ -257,6 +264,25 @@ def _attended_norm_ratio(corpus: Corpus, lens: str, i: int, w: int, l: int, h: i
     n = getattr(a, lens)[l, h]                                   # [T]
     weights = a.alpha[l, h][mine].mean(axis=0)[others]
     return float((weights @ n[others]) / weights.sum() / n[others].mean())
+
+
+@dataclass
+class NearTies:
+    """How many displayed rows the head rule's tie tolerance decides: the best head's score
+    is less than the tolerance above the runner-up's (both halves: the rule's own reach)."""
+    tolerance: float
+    n_rows: int
+    below_tolerance: int
+    below_tolerance_share: float
+    below_tenth: int                # gap below a tenth of the tolerance
+    below_tenth_share: float
+
+
+def near_ties(d: Displayed, tolerance: float) -> NearTies:
+    close, closer = d.gap < tolerance, d.gap < tolerance / 10
+    n = max(1, d.gap.size)
+    return NearTies(tolerance, int(d.gap.size), int(close.sum()), float(close.sum() / n),
+                    int(closer.sum()), float(closer.sum() / n))
 
 
 @dataclass
@@ -371,3 +397,34 @@ def head_ratios(acts: list[Activations], sentences: list[int]) -> dict[str, list
     ratio: each head's own discount of the special tokens, [L][nh]."""
     return {f"{token}_{vector}": np.median(np.stack([_ratio(acts[i], vector, token) for i in sentences]), axis=0).tolist()
             for vector in RATIOS for token in SPECIAL}
+
+
+# -- Heads that hardly discount [CLS], and where each ratio is largest ----------------------------
+# Added after the second review's sceptical reading (study.yml): read off the per-head and
+# per-layer ratios the results already hold, so anyone can recompute them from the download.
+
+CLS_LONG = 0.5   # a [CLS] vector at least half as long as the mean content token's is hardly discounted
+
+
+def long_heads(per_head: list[list[float]], ratios: list[dict], token: str = "cls", vector: str = "v",
+               threshold: float = CLS_LONG, top: int = 2) -> dict:
+    """per_head [L][nh] (head_ratios' median per head), ratios (RatioStats as dicts) -> the
+    heads whose median ratio is above `threshold`: their count, their count per layer, and
+    the `top` layers holding most of them (ties: the lower layer) with that layer's median."""
+    per_layer = (np.array(per_head) > threshold).sum(axis=1)                  # [L]
+    median = {r["layer"]: r["median"] for r in ratios
+              if r["token"] == token and r["vector"] == vector and r["layer"] is not None}
+    order = sorted((l for l in range(per_layer.size) if per_layer[l] > 0), key=lambda l: (-per_layer[l], l))
+    return {"heads": int(per_layer.sum()), "per_layer": per_layer.tolist(),
+            "layers": [{"layer": l, "heads": int(per_layer[l]), "median": median[l]} for l in order[:top]]}
+
+
+def longest_layers(ratios: list[dict]) -> dict[str, dict]:
+    """ratios (RatioStats as dicts) -> per "token_vector", the layer whose median ratio is the
+    largest (ties: the lower layer) and that median: where the token is least discounted."""
+    out: dict[str, dict] = {}
+    for r in sorted((r for r in ratios if r["layer"] is not None), key=lambda r: r["layer"]):
+        name = f"{r['token']}_{r['vector']}"
+        if name not in out or r["median"] > out[name]["median"]:
+            out[name] = {"layer": r["layer"], "median": r["median"]}
+    return out

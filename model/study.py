@@ -27,12 +27,42 @@ class StopRule:
     max_rows_above: int
 
 
+ORDERS = ("original", "mirrored")
+
+
+def words(text: str) -> list[str]:
+    """A sentence's words as the flip pairs count them: runs of letters and digits, lowercased."""
+    return [w.lower() for w in re.findall(r"\w+", text)]
+
+
 @dataclass(frozen=True)
 class FlipPair:
     sentences: tuple[str, str]
     pronoun: str
     candidates: tuple[str, ...]
-    referents: tuple[str, str]
+    referents: tuple[str, str]      # the reader's, in the first and the second sentence (a null pair's: pseudo-referents)
+    order: str = "original"         # "mirrored": the nouns named in the other order than in its original
+    source: int | None = None       # the flip pair (1-based) this one mirrors, or a null pair's frame comes from
+
+    def named_first(self, sentence: int = 0) -> str:
+        """The candidate named first in one of the pair's sentences, read off the sentence."""
+        ws = words(self.sentences[sentence])
+        return min(self.candidates, key=lambda c: ws.index(c.lower()))
+
+    def changed_words(self) -> list[tuple[int, str, str]]:
+        """(position, word in the first sentence, in the second) wherever the two differ."""
+        a, b = (words(s) for s in self.sentences)
+        return [(k, x, y) for k, (x, y) in enumerate(zip(a, b)) if x != y]
+
+
+@dataclass(frozen=True)
+class FlipHeads:
+    """The per-head sign tests of the adjective flip and the null of their maximum (study.yml)."""
+    alpha: float           # significant below this after correction
+    correction: str        # "bonferroni", over the model's heads outside layer 0
+    permutations: int      # sign-flip permutations of the pairs
+    null_quantile: float   # of the largest follow count under the null
+    seed: int
 
 
 @dataclass(frozen=True)
@@ -47,6 +77,18 @@ class Bootstrap:
     resamples: int     # resampled corpora (of sentences, or of flip pairs)
     seed: int          # fixed, so the intervals are numbers like any other
     level: float       # 0.95: the 2.5th to the 97.5th percentile
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """Alternatives to the choices that could decide a verdict (model/sensitivity.py)."""
+    positional_threshold: tuple[float, ...] = ()
+    tie_tolerance: tuple[float, ...] = ()
+    head_rule: tuple[str, ...] = ()          # "largest_content_mass", "one_head_for_all"
+    punctuation_as_sink: bool = False
+
+
+HEAD_RULES = ("largest_content_mass", "one_head_for_all")
 
 
 @dataclass(frozen=True)
@@ -66,12 +108,28 @@ class Study:
     models: tuple[ModelSpec, ...]
     stop_rule: StopRule
     positional_threshold: float
+    tie_tolerance: float                # head scores this close to the best tie (instrument.py)
     bootstrap: Bootstrap
     flip_pairs: tuple[FlipPair, ...] = field(default=())
+    null_pairs: tuple[FlipPair, ...] = field(default=())   # the flip's control set (flip_pairs.yml)
+    flip_heads: FlipHeads | None = None                    # required with flip pairs
     anchors: tuple[AnchorSpec, ...] = field(default=())
     runtime_models: tuple[str, ...] = field(default=())   # model keys the browser runtime serves
     runtime_tolerance: float = 0.0                         # its agreement with the reference, enforced by the tests
     split: bool = True    # False: fit the head rule on every sentence and report on every one (the CLI)
+    sensitivity: Sensitivity = field(default=Sensitivity())
+    # Part 8's samples (study.yml): model key -> every n-th sentence (default 1: all of them)
+    value_zeroing_every: dict[str, int] = field(default_factory=dict)
+    ablation_every: dict[str, int] = field(default_factory=dict)
+    truth_oracle_every: int = 1   # the oracle re-runs part 8's measures on every n-th sentence
+
+    def zeroing_sample(self, key: str) -> list[int]:
+        """The sentences value zeroing is measured on (study.yml `value_zeroing_every`)."""
+        return list(range(0, len(self.sentences), self.value_zeroing_every.get(key, 1)))
+
+    def ablation_sample(self, key: str) -> list[int]:
+        """The sentences the ablation ground truth is measured on (study.yml `ablation_every`)."""
+        return list(range(0, len(self.sentences), self.ablation_every.get(key, 1)))
 
     @property
     def halves(self) -> dict[str, list[int]]:
@@ -138,24 +196,85 @@ def _read_yaml(path: Path, what: str):
         raise StudyError(f"{path}: not valid YAML ({exc})") from exc
 
 
-def _flip_pairs(path: Path) -> tuple[FlipPair, ...]:
-    """The minimal pairs: a YAML file with a `flip_pairs` list (see docs/flip_pairs.yml)."""
-    raw = _read_yaml(path, "flip pairs file")
-    pairs = []
-    for i, p in enumerate((raw or {}).get("flip_pairs", []), 1):
-        try:
-            pair = FlipPair(tuple(p["sentences"]), p["pronoun"], tuple(p["candidates"]), tuple(p["referents"]))
-        except (KeyError, TypeError) as exc:
-            raise StudyError(f"{path}: flip pair {i}: missing or malformed {exc}") from exc
-        for text in pair.sentences:
-            words = [w.lower() for w in re.findall(r"\w+", text)]
-            for w in (pair.pronoun, *pair.candidates):
-                if words.count(w.lower()) != 1:
-                    raise StudyError(f"{path}: flip pair {i}: {w!r} must occur exactly once in {text!r}")
-        if len(pair.sentences) != 2 or set(pair.referents) != set(pair.candidates) or len(pair.candidates) != 2:
-            raise StudyError(f"{path}: flip pair {i}: two sentences, two candidates, referents one of each")
-        pairs.append(pair)
-    return tuple(pairs)
+_PAIR_FIELDS = {"sentences", "pronoun", "candidates", "referents"}
+
+
+def _pair(path: Path, name: str, p, extra: set[str]) -> FlipPair:
+    """One pair's common fields, checked: two sentences that differ in one word after the
+    pronoun and both candidates, each of those named exactly once, referents one of each."""
+    try:
+        unknown = sorted(set(p) - _PAIR_FIELDS - extra)
+        pair = FlipPair(tuple(p["sentences"]), p["pronoun"], tuple(p["candidates"]), tuple(p["referents"]))
+    except (KeyError, TypeError) as exc:
+        raise StudyError(f"{path}: {name}: missing or malformed {exc}") from exc
+    if unknown:
+        raise StudyError(f"{path}: {name}: unknown field {unknown[0]!r} (known: {sorted(_PAIR_FIELDS | extra)})")
+    for text in pair.sentences:
+        ws = words(text)
+        for w in (pair.pronoun, *pair.candidates):
+            if ws.count(w.lower()) != 1:
+                raise StudyError(f"{path}: {name}: {w!r} must occur exactly once in {text!r}")
+    if len(pair.sentences) != 2 or set(pair.referents) != set(pair.candidates) or len(pair.candidates) != 2:
+        raise StudyError(f"{path}: {name}: two sentences, two candidates, referents one of each")
+    lengths = [len(words(s)) for s in pair.sentences]
+    if lengths[0] != lengths[1]:
+        raise StudyError(f"{path}: {name}: the two sentences must differ in exactly one word, not have "
+                         f"{lengths[0]} and {lengths[1]} words")
+    changed = pair.changed_words()
+    if len(changed) != 1:
+        raise StudyError(f"{path}: {name}: the two sentences must differ in exactly one word, not {len(changed)}")
+    ws = words(pair.sentences[0])
+    if changed[0][0] < max(ws.index(w.lower()) for w in (pair.pronoun, *pair.candidates)):
+        raise StudyError(f"{path}: {name}: the changed word {changed[0][1]!r} must come after the pronoun and both candidates")
+    return pair
+
+
+def _flip_pairs(path: Path) -> tuple[tuple[FlipPair, ...], tuple[FlipPair, ...]]:
+    """The minimal pairs and the null pairs: a YAML file with a `flip_pairs` list and an
+    optional `null_pairs` list (see docs/flip_pairs.yml)."""
+    raw = _read_yaml(path, "flip pairs file") or {}
+    if not isinstance(raw, dict):
+        raise StudyError(f"{path}: expected a mapping with a `flip_pairs` list")
+    pairs: list[FlipPair] = []
+    for i, p in enumerate(raw.get("flip_pairs") or [], 1):
+        name = f"flip pair {i}"
+        pair = _pair(path, name, p, {"order", "mirrors"})
+        order, mirrors = p.get("order", "original"), p.get("mirrors")
+        if order not in ORDERS:
+            raise StudyError(f"{path}: {name}: order {order!r} is not one of {ORDERS}")
+        if (order == "mirrored") != (mirrors is not None):
+            raise StudyError(f"{path}: {name}: a mirrored pair names the pair it mirrors (`mirrors`), an original does not")
+        if mirrors is not None:
+            _check_mirror(path, name, pair, pairs, mirrors)
+        pairs.append(FlipPair(pair.sentences, pair.pronoun, pair.candidates, pair.referents, order, mirrors))
+    nulls = []
+    for i, p in enumerate(raw.get("null_pairs") or [], 1):
+        name = f"null pair {i}"
+        pair = _pair(path, name, p, {"from"})
+        k = p.get("from")
+        if not isinstance(k, int) or not 1 <= k <= len(pairs):
+            raise StudyError(f"{path}: {name}: `from` must be the number of a flip pair (1 to {len(pairs)}), not {k!r}")
+        source = pairs[k - 1]
+        if set(pair.candidates) != set(source.candidates) or pair.referents != source.referents:
+            raise StudyError(f"{path}: {name}: candidates and (pseudo-)referents must be those of flip pair {k}, "
+                             f"{list(source.candidates)} and {list(source.referents)}")
+        nulls.append(FlipPair(pair.sentences, pair.pronoun, pair.candidates, pair.referents, source.order, k))
+    return tuple(pairs), tuple(nulls)
+
+
+def _check_mirror(path: Path, name: str, pair: FlipPair, earlier: list[FlipPair], k) -> None:
+    """A mirrored pair: the same pronoun, candidates, referents and changed words as the
+    (earlier, original) pair it mirrors, its nouns named in the other order."""
+    if not isinstance(k, int) or not 1 <= k <= len(earlier) or earlier[k - 1].order != "original":
+        raise StudyError(f"{path}: {name}: `mirrors` must be the number of an original flip pair above it, not {k!r}")
+    source = earlier[k - 1]
+    if (pair.pronoun, set(pair.candidates), pair.referents) != (source.pronoun, set(source.candidates), source.referents):
+        raise StudyError(f"{path}: {name}: pronoun, candidates and referents must be those of flip pair {k}")
+    if [c[1:] for c in pair.changed_words()] != [c[1:] for c in source.changed_words()]:
+        raise StudyError(f"{path}: {name}: the changed words must be those of flip pair {k}")
+    if pair.named_first() == source.named_first():
+        raise StudyError(f"{path}: {name}: {pair.named_first()!r} is named first here as in flip pair {k}; "
+                         "a mirror names the nouns in the other order")
 
 
 def load(path: str | Path) -> Study:
@@ -168,9 +287,11 @@ def load(path: str | Path) -> Study:
         sentences, registers = read_corpus(corpus_path)
         rule = raw["stop_rule"]
         stop_rule = StopRule(tuple(rule["lenses"]), float(rule["threshold"]), int(rule["max_rows_above"]))
-        pairs = _flip_pairs(path.parent / raw["flip_pairs"]) if "flip_pairs" in raw else ()
+        pairs, nulls = _flip_pairs(path.parent / raw["flip_pairs"]) if "flip_pairs" in raw else ((), ())
+        flip_heads = _flip_heads(path, raw["flip_heads"]) if pairs else None
         anchors = tuple(AnchorSpec(a["sentence"], a["from"], a["to"]) for a in raw.get("anchors", []))
         positional = float(raw["head_rule"]["positional_threshold"])
+        tie_tolerance = float(raw["head_rule"]["tie_tolerance"])
         models = tuple(ModelSpec(str(m["name"]), str(m["key"]), str(m.get("checkpoint", m["name"])),
                                  int(m.get("oracle_every", 1))) for m in raw["models"])
         b = raw["bootstrap"]
@@ -178,6 +299,14 @@ def load(path: str | Path) -> Study:
         runtime = raw.get("runtime", {})
         runtime_models = tuple(str(k) for k in runtime.get("models", []))
         runtime_tolerance = float(runtime.get("tolerance", 0.0))
+        alt = raw.get("sensitivity") or {}
+        sensitivity = Sensitivity(tuple(float(t) for t in alt.get("positional_threshold", [])),
+                                  tuple(float(t) for t in alt.get("tie_tolerance", [])),
+                                  tuple(str(r) for r in alt.get("head_rule", [])),
+                                  bool(alt.get("punctuation_as_sink", False)))
+        zeroing_every = {str(k): int(v) for k, v in (raw.get("value_zeroing_every") or {}).items()}
+        ablation_every = {str(k): int(v) for k, v in (raw.get("ablation_every") or {}).items()}
+        truth_oracle_every = int(raw.get("truth_oracle_every", 1))
     except StudyError:
         raise  # the corpus's own error, naming its file and line
     except KeyError as exc:
@@ -198,10 +327,36 @@ def load(path: str | Path) -> Study:
     unknown = sorted(set(runtime_models) - set(keys))
     if unknown:
         raise StudyError(f"{path}: runtime models {unknown} are not among the model keys {keys}")
+    for name, every in (("value_zeroing_every", zeroing_every), ("ablation_every", ablation_every)):
+        if set(every) - set(keys) or any(n < 1 for n in every.values()):
+            raise StudyError(f"{path}: {name} needs model keys among {keys} and whole numbers >= 1")
+    for key, n in zeroing_every.items():
+        if n % ablation_every.get(key, 1):
+            raise StudyError(f"{path}: value_zeroing_every[{key}] = {n} must be a multiple of ablation_every[{key}] "
+                             "(value zeroing's sample sits inside the ablation's)")
+    if truth_oracle_every < 1:
+        raise StudyError(f"{path}: truth_oracle_every must be a whole number >= 1")
     if bootstrap.resamples < 1 or not 0 < bootstrap.level < 1:
         raise StudyError(f"{path}: bootstrap needs resamples >= 1 and 0 < level < 1")
+    if not 0 <= tie_tolerance < 1:
+        raise StudyError(f"{path}: head_rule tie_tolerance must be in [0, 1), got {tie_tolerance}")
+    unknown = sorted(set(sensitivity.head_rule) - set(HEAD_RULES))
+    if unknown:
+        raise StudyError(f"{path}: sensitivity head_rule {unknown} not among {list(HEAD_RULES)}")
     return Study(path, corpus_path, tuple(sentences), tuple(registers), models, stop_rule, positional,
-                 bootstrap, pairs, anchors, runtime_models, runtime_tolerance)
+                 tie_tolerance, bootstrap, pairs, nulls, flip_heads, anchors, runtime_models, runtime_tolerance,
+                 sensitivity=sensitivity, value_zeroing_every=zeroing_every,
+                 ablation_every=ablation_every, truth_oracle_every=truth_oracle_every)
+
+
+def _flip_heads(path: Path, raw) -> FlipHeads:
+    heads = FlipHeads(float(raw["alpha"]), str(raw["correction"]), int(raw["permutations"]),
+                      float(raw["null_quantile"]), int(raw["seed"]))
+    if heads.correction != "bonferroni":
+        raise StudyError(f"{path}: flip_heads correction {heads.correction!r}: only 'bonferroni' is implemented")
+    if not 0 < heads.alpha < 1 or not 0 < heads.null_quantile < 1 or heads.permutations < 1:
+        raise StudyError(f"{path}: flip_heads needs 0 < alpha < 1, 0 < null_quantile < 1 and permutations >= 1")
+    return heads
 
 
 def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -> Study:
@@ -220,6 +375,7 @@ def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -
         models=models[:1],
         stop_rule=base.stop_rule,
         positional_threshold=base.positional_threshold,
+        tie_tolerance=base.tie_tolerance,
         bootstrap=base.bootstrap,
         flip_pairs=(),
         anchors=tuple(a for a in base.anchors if a.sentence in sentences),

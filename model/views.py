@@ -21,6 +21,12 @@ sentences, and per model its size, positional heads and runtime manifest.
                                 round(alpha * 65535): at most 2^-17 off per weight
     value_norm, output_norm     [L * nh * T] floats, 5 significant digits
     chosen                      lens -> [layer, head] per shown word: the build's head rule
+    ablation                    [[word, layer, head, ablation sink share, sink effect,
+                                content effect, head effect], ...] for every head a lens
+                                opens (part 8's ground truth; model/truth.py)
+    fixes                       kobayashi2021, alti -> base64 uint16 [L, T, T], each token
+                                row normalized to 1, quantized like alpha
+    value_zeroing               [[word, layer, word row [K]], ...] on the sampled sentences
 
 Lens labels and the tiny-mass threshold are defined once, in `model/instrument.py`, and
 the warning threshold in study.yml; the page reads them from the index and never
@@ -37,6 +43,7 @@ import numpy as np
 from . import timing
 from .activations import Activations
 from .instrument import LENS_LABELS, LENS_TITLES, LENSES, TINY_MASS, is_punctuation
+from .truth import FIX_LABELS, FIX_TITLES, Folded, ablation_share
 from .tokenize import Tokenized
 
 if TYPE_CHECKING:
@@ -67,7 +74,17 @@ def _rounded(x: np.ndarray) -> list[float]:
     return (np.round(x * scale) / scale).tolist()
 
 
-def sentence_record(index: int, tok: Tokenized, acts: Activations, chosen: dict[str, list]) -> dict:
+def truth_record(folded: Folded) -> dict:
+    """The ground truth's part of a sentence's file (see the module docstring)."""
+    return {
+        "ablation": [[w, l, h, ablation_share(e), *_rounded(e[[0, 1, 3]])] for (w, l, h), e in folded.effects.items()],
+        "fixes": {name: quantize_alpha(m) for name, m in folded.fixes.items()},
+        "value_zeroing": [[w, folded.zeroing_layer[w], _rounded(row)] for w, row in folded.zeroing.items()],
+    }
+
+
+def sentence_record(index: int, tok: Tokenized, acts: Activations, chosen: dict[str, list],
+                    folded: Folded | None = None) -> dict:
     """One sentence's data file, as a dict (see the module docstring)."""
     L, nh, T, _ = acts.alpha.shape
     if len(tok.ids) != T:
@@ -90,16 +107,20 @@ def sentence_record(index: int, tok: Tokenized, acts: Activations, chosen: dict[
         "value_norm": _rounded(acts.value_norm),
         "output_norm": _rounded(acts.output_norm),
         "chosen": {lens: [[int(l), int(h)] for l, h in chosen[lens]] for lens in LENSES},
+        **(truth_record(folded) if folded is not None else {}),
     }
 
 
-def sentence_file(index: int, tok: Tokenized, acts: Activations, chosen: dict[str, list]) -> str:
+def sentence_file(index: int, tok: Tokenized, acts: Activations, chosen: dict[str, list],
+                  folded: Folded | None = None) -> str:
     """`assets/instrument/<model>/<index>.json`: compact JSON of `sentence_record`."""
-    return json.dumps(sentence_record(index, tok, acts, chosen), separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(sentence_record(index, tok, acts, chosen, folded), separators=(",", ":"), ensure_ascii=False)
 
 
-def index_record(default_model: str, threshold: float, sentences: list[dict], models: dict[str, dict]) -> dict:
-    """`assets/instrument/index.json`. sentences: [{"text", "register", "half"}];
+def index_record(default_model: str, threshold: float, tie_tolerance: float, sentences: list[dict],
+                 models: dict[str, dict]) -> dict:
+    """`assets/instrument/index.json`: the warning threshold, the head rule's tie tolerance,
+    sentences: [{"text", "register", "half"}];
     models: key -> {"name", "title", "n_layers", "n_heads", "positional": {lens: [[l, h]]},
     "runtime": site path of the runtime manifest or None}."""
     for key, m in models.items():
@@ -109,8 +130,11 @@ def index_record(default_model: str, threshold: float, sentences: list[dict], mo
     return {
         "default_model": default_model,
         "threshold": float(threshold),
+        "tie_tolerance": float(tie_tolerance),
         "tiny_mass": TINY_MASS,
         "lenses": [{"key": k, "label": LENS_LABELS[k], "title": LENS_TITLES[k]} for k in LENSES],
+        # Part 8's fixes: comparison lenses on corpus sentences only (the runtime has none)
+        "fixes": [{"key": k, "label": FIX_LABELS[k], "title": FIX_TITLES[k]} for k in FIX_LABELS],
         "sentences": sentences,
         "models": models,
     }
@@ -125,5 +149,6 @@ def sentence_views(m: "Measured") -> list[str]:
         d = m.rows[lens]
         for s, l, h in zip(d.sentence, d.layer, d.head):
             chosen.setdefault(int(s), {k: [] for k in LENSES})[lens].append([int(l), int(h)])
-    return [sentence_file(i, tok, a, chosen.get(i, {k: [] for k in LENSES}))
-            for i, (tok, a) in enumerate(zip(m.corpus.toks, m.corpus.acts))]
+    folded = m.truth.folded if m.truth is not None else [None] * len(m.corpus.toks)
+    return [sentence_file(i, tok, a, chosen.get(i, {k: [] for k in LENSES}), f)
+            for i, (tok, a, f) in enumerate(zip(m.corpus.toks, m.corpus.acts, folded))]

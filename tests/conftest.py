@@ -4,21 +4,27 @@
   and the Hugging Face hub is told it is offline.
 - Nothing is written into the working tree: project copies, caches, built sites and
   screenshots live in temporary folders.
-- Nothing depends on a warm `.cache` left by another run: `session_cache` measures the
-  real study cold, once per session, into a temporary folder, and every project copy is
-  seeded from it (`copy_project`), so no other test runs the full corpus again.
+- The real study is measured once per run: `session_cache` is a temporary cache folder
+  holding its results and views, copied from the project's own `.cache` when that holds a
+  valid entry for today's key (`make test` runs `python -m model check` first, which
+  measures cold), measured cold otherwise. Every project copy is seeded from it
+  (`copy_project`), so no test runs the full corpus again.
+- Under pytest-xdist (`make test` runs two workers) the expensive session folders (the
+  cache, the small site, the real site) are made once per run, not once per worker:
+  `once_per_run` makes each under a file lock, and the other workers wait and reuse it.
 - `tiny_project`: a small site of the tests' own (tests/tiny) over the real results, so
   the hooks, the gate and the CLI are tested apart from the articles' prose; `project`
   is a fresh copy of it for each test, `real_project` one of the real project.
 - `serve(folder)` serves a folder on 127.0.0.1 for the browser tests.
 - Hand-made inputs (`hand_corpus`, `attending`) for definitions checked on paper, and a
-  small study (`small_measured`: 12 sentences, 2 flip pairs) for the real pipeline in
+  small study (`small_measured`: 12 sentences, 2 flip pairs and 2 null pairs) for the real pipeline in
   seconds; `use_small_corpus` puts a project on such a study when a test must measure.
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
 import functools
 import http.server
 import itertools
@@ -29,7 +35,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -50,6 +56,14 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ
 
 # Outside the working tree; set SCREENSHOTS to put them elsewhere.
 SCREENSHOTS = Path(os.environ.get("SCREENSHOTS", Path(tempfile.gettempdir()) / "attention-instrument-screenshots"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that read the real study's results (through `session_cache`, directly or not)
+    are marked `measured`: `make test-fast` leaves them out, with the browser tests."""
+    for item in items:
+        if "session_cache" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.measured)
 
 
 # -- models and the study -------------------------------------------------------------------
@@ -112,10 +126,13 @@ def l6_folder(tmp_path, l6) -> Path:
 
 @pytest.fixture(scope="session")
 def small_study(study):
-    """The real study on its first 12 sentences and 2 flip pairs, no anchors."""
+    """The real study on its first 12 sentences, no anchors, and 2 flip pairs: the first as
+    written and its mirror, with their 2 null pairs."""
     n = 12
-    return dataclasses.replace(study, sentences=study.sentences[:n], registers=study.registers[:n],
-                               anchors=(), flip_pairs=study.flip_pairs[:2])
+    first, mirror = 0, next(i for i, p in enumerate(study.flip_pairs) if p.source == 1)
+    return dataclasses.replace(study, sentences=study.sentences[:n], registers=study.registers[:n], anchors=(),
+                               flip_pairs=(study.flip_pairs[first], study.flip_pairs[mirror]),
+                               null_pairs=tuple(p for p in study.null_pairs if p.source in (first + 1, mirror + 1)))
 
 
 @pytest.fixture(scope="session")
@@ -215,13 +232,17 @@ def seed_cache(src: Path, dst: Path) -> None:
     so a test may damage its own entries without touching `src`."""
 
     def copy(s: str, d: str) -> None:
-        if Path(s).relative_to(src).parts[0] == "views":
-            with contextlib.suppress(OSError):
-                os.link(s, d)
-                return
-        shutil.copy2(s, d)
+        (hard_link if Path(s).relative_to(src).parts[0] == "views" else shutil.copy2)(s, d)
 
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.tmp"), copy_function=copy)
+
+
+def hard_link(s: str, d: str) -> None:
+    """A file that is only ever read or replaced whole: linked, or copied where it cannot be."""
+    with contextlib.suppress(OSError):
+        os.link(s, d)
+        return
+    shutil.copy2(s, d)
 
 
 def copy_project(src: Path, dst: Path, cache: Path | None = None) -> Path:
@@ -236,18 +257,59 @@ def copy_project(src: Path, dst: Path, cache: Path | None = None) -> Path:
     return dst
 
 
+def once_per_run(tmp_path_factory, name: str, make: Callable[[Path], None]) -> Path:
+    """Folder `name`, filled by `make(folder)` once per test run. Under pytest-xdist the
+    workers share the run's temporary folder: the first to ask makes it under a file lock
+    and the others wait, then all read it (tests change copies, never it). If `make` fails,
+    the next asker tries again and fails in its turn, with its own error."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent                       # above every worker's own folder
+    folder, done = base / name, base / f"{name}.done"
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
+
+
+def seed_entries(src: Path, dst: Path, key: str, kinds: tuple[str, ...]) -> bool:
+    """Copy the valid cache entries (kind, key) from cache folder `src` into `dst`; False,
+    copying nothing, if any of them is missing or unusable there."""
+    from model.site import cache
+
+    found = [cache.read(src, kind, key) for kind in kinds]
+    if any(f is None for f in found):
+        return False
+    for kind, folder in zip(kinds, found):   # views linked, as `seed_cache` links them
+        shutil.copytree(folder, cache.entry_dir(dst, kind, key),
+                        copy_function=hard_link if kind == "views" else shutil.copy2)
+    return True
+
+
 @pytest.fixture(scope="session")
 def session_cache(tmp_path_factory) -> Path:
-    """The real study measured cold, once per session, into a temporary cache folder
-    (LIVE_NUMBERS_CACHE points `gate.Settings.at` at it): results and views."""
+    """A temporary cache folder holding the real study's results and views (LIVE_NUMBERS_CACHE
+    points `gate.Settings.at` at it): the project's own `.cache` entries for today's key if
+    it has valid ones (`make test` has just measured them with `python -m model check`),
+    else measured cold here. Either way once per run."""
     from model.site import cache, gate
 
-    folder = tmp_path_factory.mktemp("cache")
+    def make(folder: Path) -> None:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("LIVE_NUMBERS_CACHE", str(folder))
+            settings = gate.Settings.at(ROOT)
+            assert settings.cache_dir == folder.resolve()
+            if not seed_entries(ROOT / ".cache", folder, gate.results_key(settings), ("results", "views")):
+                gate.load_results(settings)
+
+    folder = once_per_run(tmp_path_factory, "cache", make)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LIVE_NUMBERS_CACHE", str(folder))
-        settings = gate.Settings.at(ROOT)
-        assert settings.cache_dir == folder.resolve()
-        _, key = gate.load_results(settings)
+        key = gate.results_key(gate.Settings.at(ROOT))
     assert cache.read(folder, "results", key) is not None and cache.read(folder, "views", key) is not None
     return folder
 
@@ -299,8 +361,11 @@ def tiny_project(tmp_path_factory, session_cache) -> Path:
     a few numbers, and the instrument), the real study, corpus and flip pairs, the real hooks and
     mkdocs.yml (nav aside), and a lock of its own, accepted once. Built once here into
     `site/`, which warms `session_cache` (charts, pages, the Vega bundle, the executed
-    notebook). Never change it: `project` gives a copy."""
-    root = tmp_path_factory.mktemp("tiny")
+    notebook). Never change it: `project` gives a copy. Made once per run."""
+    return once_per_run(tmp_path_factory, "tiny", lambda root: _make_tiny(root, session_cache))
+
+
+def _make_tiny(root: Path, session_cache: Path) -> None:
     (root / "mkdocs.yml").write_text(tiny_mkdocs_yml(), encoding="utf-8")
     shutil.copytree(ROOT / "hooks", root / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
     docs = root / "docs"
@@ -315,7 +380,6 @@ def tiny_project(tmp_path_factory, session_cache) -> Path:
     assert accept.returncode == 0 and "do not hold" not in accept.stdout, output(accept)
     build = mkdocs_build(root, env=env)
     assert build.returncode == 0, output(build)
-    return root
 
 
 @pytest.fixture
@@ -341,12 +405,14 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory, session_cache) -> Path:
-    """`mkdocs build --strict` of a copy of the real project, through `session_cache`."""
-    project = copy_project(ROOT, tmp_path_factory.mktemp("real-site"))
-    out = project / "site"
-    proc = mkdocs_build(project, "-d", str(out), env={"LIVE_NUMBERS_CACHE": str(session_cache)})
-    assert proc.returncode == 0, output(proc)
-    return out
+    """`mkdocs build --strict` of a copy of the real project, through `session_cache`;
+    once per run."""
+    def make(folder: Path) -> None:
+        project = copy_project(ROOT, folder / "project")
+        proc = mkdocs_build(project, "-d", str(folder / "site"), env={"LIVE_NUMBERS_CACHE": str(session_cache)})
+        assert proc.returncode == 0, output(proc)
+
+    return once_per_run(tmp_path_factory, "real-site", make) / "site"
 
 
 @pytest.fixture(scope="session")

@@ -46,7 +46,7 @@ HOSTILE = [
     "a",
 ]
 
-RUN_JS = """async ([texts, base, positional]) => {
+RUN_JS = """async ([texts, base, positional, tieTolerance]) => {
   const worker = (window.__runtimeWorker ||= new Worker(base + 'javascripts/instrument/worker.js'));
   window.__runtimeIds ||= 0;
   const b64 = (arr) => {
@@ -69,7 +69,7 @@ RUN_JS = """async ([texts, base, positional]) => {
     const heads = {}, sinks = {}, puncts = {};
     for (const [lens, pos] of Object.entries(positional)) {
       const excluded = new Set(pos.map(([l, h]) => `${l}.${h}`));
-      heads[lens] = s.chooseHeads(lens, data.shown, excluded);
+      heads[lens] = s.chooseHeads(lens, data.shown, excluded, tieTolerance);
       const rows = data.shown.map((w, k) => s.row(lens, heads[lens][k][0], heads[lens][k][1], w));
       sinks[lens] = rows.map((r) => r.sink);
       puncts[lens] = rows.map((r) => r.punct);
@@ -100,7 +100,7 @@ def runs(browser, site_url, index, study):
     positional = index["models"]["l6"]["positional"]
     out = []
     for at in range(0, len(texts), 16):  # in batches: one worker, its files loaded once
-        out += page.evaluate(RUN_JS, [texts[at:at + 16], site_url, positional])
+        out += page.evaluate(RUN_JS, [texts[at:at + 16], site_url, positional, index["tie_tolerance"]])
     context.close()
     return dict(zip(texts, out)), requests
 
@@ -136,7 +136,7 @@ def reference_rows(enc, words, acts, index):
         excluded = np.zeros((L, nh), dtype=bool)
         for l, h in index["models"]["l6"]["positional"][lens]:
             excluded[l, h] = True
-        d = displayed(corpus, lens, excluded)
+        d = displayed(corpus, lens, excluded, index["tie_tolerance"])
         out[lens] = [((int(l), int(h)), float(sink)) for l, h, sink in zip(d.layer, d.head, d.sink)]
     return corpus.rows[0], out
 

@@ -30,11 +30,14 @@ def test_fold_by_groups_agrees_with_the_instruments_matrices(seed):
     assert np.abs(checks.fold_by_groups(alpha, WORD_IDS) - wrong).max() > 0.1
 
 
-def test_the_self_checks_hold_on_the_real_model(small_measured):
+def test_the_self_checks_hold_on_the_real_model(small_measured, small_study):
     c = small_measured.results.checks
     assert c.unit_norms_agree and c.unit_norms_max_diff < checks.AGREE
     assert c.cls_zero_moves and c.cls_zero_median_sink < small_measured.results.summary["value_norm"].stats.median_sink
-    assert c.oracle_sentences == 12
+    registered = next(v for v in small_measured.results.verdicts if v.lens == "value_norm")
+    assert 0 <= c.cls_zero_rows_above < registered.rows_above    # with no [CLS] left, fewer rows keep half
+    every = next(spec.oracle_every for spec in small_study.models if spec.key == "l6")
+    assert c.oracle_sentences == len(range(0, len(small_study.sentences), every))   # study.yml's sample
     assert max(c.oracle_max_abs_alpha, c.oracle_max_abs_hidden, c.oracle_max_abs_sink) < 1e-5
     assert c.oracle_same_heads
 
@@ -43,21 +46,20 @@ def test_the_unit_norm_check_catches_a_wrong_fold(l6, small_measured, small_stud
     """Unlike the mutant's own check (mutants.py), its other side is folded apart."""
     corpus = small_measured.corpus
     wrong = dataclasses.replace(corpus, wms=[mutants.wrong_word_map(t.word_ids) for t in corpus.toks])
-    c = checks.self_checks(l6, dataclasses.replace(small_measured, corpus=wrong), small_study.positional_threshold,
-                           small_study.halves, [0])
+    c = checks.self_checks(l6, dataclasses.replace(small_measured, corpus=wrong), small_study, [0])
     assert not c.unit_norms_agree and c.unit_norms_max_diff > 0.1
 
 
 def test_the_oracle_check_catches_a_forward_pass_that_differs(l6, small_measured, small_study, monkeypatch):
     real = activations.from_oracle
 
-    def off(ckpt, batch):
-        out = real(ckpt, batch)
+    def off(ckpt, batch, **kw):
+        out = real(ckpt, batch, **kw)
         for a in out:
             a.stored_alpha = a.stored_alpha[:, ::-1]   # heads in reverse order
         return out
 
     monkeypatch.setattr(activations, "from_oracle", off)
-    c = checks.self_checks(l6, small_measured, small_study.positional_threshold, small_study.halves, [0, 1])
+    c = checks.self_checks(l6, small_measured, small_study, [0, 1])
     assert c.oracle_sentences == 2
     assert c.oracle_max_abs_alpha > 0.1 and c.oracle_max_abs_sink > 0.01 and not c.oracle_same_heads

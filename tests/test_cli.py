@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import ROOT, output, run
+from conftest import ROOT, run
 from model.__main__ import main
 from model.instrument import LENSES
 
@@ -91,46 +91,55 @@ def test_a_real_process_exits_2_with_one_line(tmp_path):
 
 
 # -- check and accept, on a copy of the small site ---------------------------------------------
+# In this process (the real process is tested above): `main` as the command line calls it,
+# in the project's folder.
 
-def test_check_passes_then_fails_on_a_moved_number(project):
-    ok = run(project, "model", "check")
-    assert ok.returncode == 0, output(ok)
-    assert "every cited number matches the lock" in ok.stdout
+def cli(monkeypatch, capsys, project, *args: str) -> tuple[int, str, str]:
+    monkeypatch.chdir(project)
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_passes_then_fails_on_a_moved_number(monkeypatch, capsys, project):
+    code, out, err = cli(monkeypatch, capsys, project, "check")
+    assert code == 0, out + err
+    assert "every cited number matches the lock" in out
     lock = project / "docs" / "numbers.lock.json"
     data = json.loads(lock.read_text())
     data["numbers"]["l6.alpha.median_sink"]["value"] += 0.01
     lock.write_text(json.dumps(data))
-    moved = run(project, "model", "check")
-    assert moved.returncode == 1
-    assert "l6.alpha.median_sink: recorded" in moved.stderr and "cited by evidence.md, index.md" in moved.stderr
+    code, out, err = cli(monkeypatch, capsys, project, "check")
+    assert code == 1
+    assert "l6.alpha.median_sink: recorded" in err and "cited by evidence.md, index.md" in err
 
 
-def test_check_names_a_page_error_on_one_line(project):
+def test_check_names_a_page_error_on_one_line(monkeypatch, capsys, project):
     page = project / "docs" / "evidence.md"
     page.write_text(page.read_text() + '\nOops {{ num("l6.alpha.no_such_number", "pct:1") }}.\n')
     line = page.read_text().count("\n")
-    proc = run(project, "model", "check")
-    assert proc.returncode == 2, output(proc)
-    assert proc.stderr.startswith(f"error: evidence.md:{line}: unknown number 'l6.alpha.no_such_number'; did you mean ")
-    assert proc.stderr.count("\n") == 1
+    code, out, err = cli(monkeypatch, capsys, project, "check")
+    assert code == 2, out + err
+    assert err.startswith(f"error: evidence.md:{line}: unknown number 'l6.alpha.no_such_number'; did you mean ")
+    assert err.count("\n") == 1
 
 
-def test_accept_prints_the_diff_then_no_change(project):
+def test_accept_prints_the_diff_then_no_change(monkeypatch, capsys, project):
     lock = project / "docs" / "numbers.lock.json"
     data = json.loads(lock.read_text())
     data["numbers"]["l6.alpha.median_sink"]["value"] = 0.5
     lock.write_text(json.dumps(data))
-    first = run(project, "model", "accept")
-    assert first.returncode == 0, output(first)
-    assert first.stdout.startswith("~ l6.alpha.median_sink: 0.5 -> ")
-    again = run(project, "model", "accept")
-    assert again.stdout.strip() == "no change"
+    code, out, err = cli(monkeypatch, capsys, project, "accept")
+    assert code == 0, out + err
+    assert out.startswith("~ l6.alpha.median_sink: 0.5 -> ")
+    code, out, _ = cli(monkeypatch, capsys, project, "accept")
+    assert out.strip() == "no change"
 
 
-def test_accept_refuses_a_lock_it_cannot_read(project):
+def test_accept_refuses_a_lock_it_cannot_read(monkeypatch, capsys, project):
     lock = project / "docs" / "numbers.lock.json"
     lock.write_text(lock.read_text()[:200])
     before = lock.read_bytes()
-    proc = run(project, "model", "accept")
-    assert proc.returncode == 2 and proc.stderr.startswith(f"error: {lock}:") and "not valid JSON" in proc.stderr
+    code, out, err = cli(monkeypatch, capsys, project, "accept")
+    assert code == 2 and err.startswith(f"error: {lock}:") and "not valid JSON" in err
     assert lock.read_bytes() == before

@@ -97,9 +97,12 @@ def test_reference_matches_oracle(ckpt, batch, ref):
 
 
 # MPNet's norms reach ~12, where 1e-5 is a few float32 steps: its own test, below.
+@pytest.mark.measured   # the whole corpus through both implementations
 @pytest.mark.parametrize("ckpt", ["minilm-l6", "minilm-l3"], indirect=True)
-def test_activations_reference_matches_oracle(ckpt, batch):
-    """What the measurements read (alpha, ||v||, ||f||, hidden) from either implementation."""
+def test_activations_reference_matches_oracle(ckpt, study):
+    """What the measurements read (alpha, ||v||, ||f||, hidden) from either implementation,
+    on the tests' sentences and the whole corpus (a build re-runs the oracle on a sample)."""
+    batch = token_ids(ckpt, SENTENCES + list(study.sentences))
     refs, oras = activations.from_reference(ckpt, batch), activations.from_oracle(ckpt, batch)
     d = 0.0
     for r, o in zip(refs, oras):
@@ -369,6 +372,7 @@ def hf_mpnet(mpnet_members):
     return hf_mpnet_model(mpnet_members)
 
 
+@pytest.mark.measured   # the whole corpus through three implementations
 def test_mpnet_three_way_every_hidden_state_on_the_corpus(mpnet, hf_mpnet, study):
     """Reference, oracle and MPNetModel on the tests' sentences and the whole corpus, in
     one padded batch: the embeddings' output and every layer's hidden state, and every
@@ -422,6 +426,7 @@ def test_mpnet_three_way_every_hidden_state_on_the_corpus(mpnet, hf_mpnet, study
     assert all(x < TOL for x in d.values()), d
 
 
+@pytest.mark.measured   # the whole corpus through both implementations
 def test_mpnet_activations_reference_matches_oracle(mpnet, study):
     """What the measurements read, on the tests' sentences and the corpus: alpha within
     1e-5; the hidden state, ||v|| and ||f|| within 1e-5 of their scale (the largest

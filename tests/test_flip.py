@@ -19,7 +19,7 @@ import pytest
 
 from model import activations, flip
 from model.activations import Activations
-from model.study import Bootstrap, FlipPair
+from model.study import Bootstrap, FlipHeads, FlipPair
 from model.tokenize import tokenize
 
 PAIR = FlipPair(("The hammer broke the tile because it was brittle.", "The hammer broke the tile because it was heavy."),
@@ -31,6 +31,7 @@ WEIGHTS = {  # (layer, head) -> [first sentence (hammer, tile), second sentence 
     (1, 1): [(0.4, 0.2), (0.3, 0.2)],
 }
 BOOT = Bootstrap(resamples=100, seed=0, level=0.95)
+HEADS = FlipHeads(alpha=0.05, correction="bonferroni", permutations=2000, null_quantile=0.95, seed=0)
 
 
 def token_of(tok, word: str) -> int:
@@ -69,12 +70,12 @@ def flips(l6, monkeypatch):
 
     monkeypatch.setattr(activations, "from_reference", from_reference)
     ckpt = SimpleNamespace(tokenizer_dir=l6.tokenizer_dir, config=SimpleNamespace(n_layer=2, n_head=2, max_position=512))
-    return flip.measure_pairs(ckpt, [PAIR], BOOT)
+    return flip.measure_pairs(ckpt, [PAIR], BOOT, HEADS)
 
 
 def test_winners_per_head(flips):
     pair = flips.lenses["alpha"].pairs[0]
-    assert pair.winners == [["hammer", "hammer"], ["tile", "hammer"], ["tile", "hammer"], ["hammer", "hammer"]]
+    assert pair.winners == ["0110", "0000"]       # per head, the winner's index in (hammer, tile), A then B
 
 
 def test_layer_0_is_counted_apart(flips):
@@ -100,13 +101,14 @@ def test_a_norm_lens_reweighs_the_candidates(flips):
     """Under ||alpha v|| the tile's value norm is 10: it wins every head of layer 1 in
     both sentences, so no winner changes; ||alpha f(x)|| (norms of 1) is alpha."""
     v = flips.lenses["value_norm"]
-    assert [w for w in v.pairs[0].winners[2:]] == [["tile", "tile"], ["tile", "tile"]]
+    assert [w[2:] for w in v.pairs[0].winners] == ["11", "11"]
     assert v.changed_share == 0.0 and v.follows_share == 0.0
     assert flips.lenses["output_norm"].pairs[0].winners == flips.lenses["alpha"].pairs[0].winners
 
 
 def test_the_models_own_resolution(flips):
     assert flips.model_follows == 1.0 and flips.model_flips_with_reader == 1 and flips.model_flips_share == 1.0
+    assert flips.lenses["alpha"].pairs[0].closer == ["tile", "hammer"]     # per sentence, for a reader to recount
 
 
 def test_the_example_is_the_first_pairs_candidate_weights(flips):
@@ -115,15 +117,120 @@ def test_the_example_is_the_first_pairs_candidate_weights(flips):
 
 def test_no_pairs_measures_nothing(l6):
     """A study without flip pairs (the CLI's own sentences) has no flip results, not a crash."""
-    out = flip.measure_pairs(l6, [], BOOT)
+    out = flip.measure_pairs(l6, [], BOOT, None)
     assert out.n_pairs == 0 and out.lenses == {} and out.example == []
+
+
+def test_the_per_head_test_of_the_hand_made_pair(flips):
+    """One pair, head (1, 0) follows: 1 toward, 0 against, p = 1/2; two heads in the family."""
+    h = flips.lenses["alpha"].heads
+    assert (h.layer, h.head, h.follows, h.opposes) == ([1, 1], [0, 1], [1, 0], [0, 0])
+    assert h.p_value == [0.5, 1.0] and h.p_corrected == [1.0, 1.0] and h.family == 2
+    assert (h.best, h.best_follows, h.n_significant, h.significant) == ("L1H0", 1, 0, [])
+    assert h.picks_reader == [1.0, 0.5]          # (1, 0): the reader's noun in both sentences; (1, 1): hammer twice
+
+
+# -- per head: the sign test and the null of the maximum -----------------------------------------
+
+def flags(*columns: str) -> np.ndarray:
+    """One string per head, one character per pair -> [P, H] booleans ("1" set)."""
+    return np.array([[c == "1" for c in col] for col in columns]).T
+
+
+def test_sign_tests_with_bonferroni_on_paper():
+    # head 0: 5 follows, 0 opposes: p = 1/32; head 1: 3 follows and 2 opposes: p = P(X >= 3) = 16/32;
+    # head 2: no change: p = 1; family of 3.
+    follows = flags("11111", "11100", "00000")
+    opposes = flags("00000", "00011", "00000")
+    h = flip.head_tests(follows, opposes, np.zeros(3), 2, HEADS)
+    assert h.p_value == pytest.approx([1 / 32, 1 / 2, 1.0])
+    assert h.p_corrected == pytest.approx([3 / 32, 1.0, 1.0])       # times 3, capped at 1
+    assert (h.layer, h.head) == ([1, 1, 2], [0, 1, 0])              # from layer 1, two heads a layer
+    assert h.n_significant == 0 and h.best == "L1H0" and (h.best_follows, h.best_opposes) == (5, 0)
+    loose = flip.head_tests(follows, opposes, np.zeros(3), 2, FlipHeads(0.1, "bonferroni", 100, 0.95, 0))
+    assert loose.significant == ["L1H0"] and loose.best_p_corrected == pytest.approx(3 / 32)
+
+
+def test_a_sign_test_cares_for_opposes():
+    """Nine follows against nine opposes is no evidence, however many follows."""
+    h = flip.head_tests(flags("1" * 9 + "0" * 9), flags("0" * 9 + "1" * 9), np.zeros(1), 1, HEADS)
+    assert h.p_value[0] == pytest.approx(0.5927, abs=1e-4) and h.n_significant == 0
+
+
+def test_the_null_swaps_a_pairs_heads_together():
+    """Two heads that both follow in pair 1 and never change in pair 2: swapping pair 1 (half
+    the time) leaves both at 0, so the largest count is 0 in half the permutations. Heads
+    swapped one by one would leave both at 0 a quarter of the time only."""
+    follows, opposes = flags("10", "10"), flags("00", "00")
+    at = lambda q: flip.null_max_follows(follows, opposes, FlipHeads(0.05, "bonferroni", 4000, q, 1))
+    assert at(0.4) == 0 and at(0.6) == 1
+    # A head that follows in both pairs, another that opposes in both: the maximum is 2 unless
+    # exactly one pair is swapped (then 1 and 1).
+    both = lambda q: flip.null_max_follows(flags("11", "00"), flags("00", "11"), FlipHeads(0.05, "bonferroni", 4000, q, 1))
+    assert both(0.4) == 1 and both(0.95) == 2
+
+
+def _measured(pairs: list[FlipPair], follow: list[bool]) -> flip._Measured:
+    """Two layers of one head; in pair k the layer-1 head follows the reader if follow[k],
+    else opposes it; the layer-0 head always picks candidate 0."""
+    ra = np.array([p.candidates.index(p.referents[0]) for p in pairs])
+    win_a = np.stack([np.zeros(len(pairs), int), np.where(follow, ra, 1 - ra)], axis=1)
+    win_b = np.stack([np.zeros(len(pairs), int), np.where(follow, 1 - ra, ra)], axis=1)
+    shift = np.where(np.array(follow)[:, None], 1.0, -1.0) * np.ones((len(pairs), 2))
+    lens = lambda x: {name: x for name in flip.LENSES}
+    closer = np.array([p.referents for p in pairs])
+    return flip._Measured(pairs, lens(win_a), lens(win_b), lens(shift), closer, np.ones((len(pairs), 2), bool))
+
+
+def _taker(m: flip._Measured):
+    """idx -> the pairs of `m` at idx, as measure_pairs hands them to its sets."""
+    return lambda idx: flip._Measured([m.pairs[i] for i in idx], *({k: v[idx] for k, v in x.items()}
+                                      for x in (m.win_a, m.win_b, m.shift)), m.closer[idx], m.agrees[idx])
+
+
+MIRROR = FlipPair(("The tile was broken by the hammer because it was brittle.",
+                   "The tile was broken by the hammer because it was heavy."), "it", ("hammer", "tile"), ("tile", "hammer"),
+                  "mirrored", 1)
+
+
+def test_each_order_is_analysed_apart():
+    """A head that follows in the pairs as written and opposes in their mirrors (it follows
+    the order the nouns are named in, not the referent): half and half together."""
+    pairs = [PAIR, PAIR, MIRROR, MIRROR]
+    m = _measured(pairs, [True, True, False, False])
+    take = _taker(m)
+    s = flip._with_orders(take, np.arange(4), 1, BOOT, HEADS, keep_pairs=True)
+    assert s.n_pairs == 4 and s.referent_a_named_first == 2 and len(s.lenses["alpha"].pairs) == 4
+    assert s.lenses["alpha"].toward_share == 0.5 and s.lenses["alpha"].heads.follows == [2]
+    assert s.lenses["alpha"].heads.opposes == [2]
+    assert set(s.orders) == {"original", "mirrored"}
+    original, mirrored = s.orders["original"].lenses["alpha"], s.orders["mirrored"].lenses["alpha"]
+    assert (original.heads.follows, original.heads.opposes, original.toward_share) == ([2], [0], 1.0)
+    assert (mirrored.heads.follows, mirrored.heads.opposes, mirrored.toward_share) == ([0], [2], 0.0)
+    assert original.pairs == []
+    assert s.lenses["alpha"].heads.n_significant_in_every_order == 0     # it passes in neither order
+    # The reader's first referent, the tile, is named second as written and first in the mirror.
+    assert (s.orders["original"].referent_a_named_first, s.orders["mirrored"].referent_a_named_first) == (0, 2)
+
+
+def test_heads_passing_in_every_order_are_listed():
+    """A head that follows in every pair passes as written, mirrored, and in both."""
+    pairs = [PAIR] * 8 + [MIRROR] * 8
+    m = _measured(pairs, [True] * 16)
+    take = _taker(m)
+    h = flip._with_orders(take, np.arange(16), 1, BOOT, HEADS, keep_pairs=False).lenses["alpha"].heads
+    assert h.significant == h.significant_in_every_order == ["L1H0"] and h.n_significant_in_every_order == 1
 
 
 def test_flip_on_the_real_model(small_measured):
     f = small_measured.results.flips
-    assert f.n_pairs == 2
-    for lens in f.lenses.values():
-        assert lens.layer0_changed == 0          # a softmax keeps the ratio of two weights: see flip.py
-        assert lens.n_heads == 5 * 12
-        assert lens.changed_share_lo <= lens.changed_share <= lens.changed_share_hi
-        assert all(len(p.winners) == 6 * 12 for p in lens.pairs)
+    assert f.n_pairs == 2 and f.null.n_pairs == 2
+    assert f.referent_a_named_first == 1 and f.null.referent_a_named_first == 1     # one pair of each order
+    assert set(f.orders) == set(f.null.orders) == {"original", "mirrored"}
+    for s in (f, f.null, *f.orders.values()):
+        for lens in s.lenses.values():
+            assert lens.layer0_changed == 0          # a softmax keeps the ratio of two weights: see flip.py
+            assert lens.n_heads == 5 * 12 and lens.heads.family == 5 * 12
+            assert lens.changed_share_lo <= lens.changed_share <= lens.changed_share_hi
+            assert all(len(w) == 6 * 12 for p in lens.pairs for w in p.winners)
+    assert [p.sentences for p in f.null.lenses["alpha"].pairs][0][0].endswith("it was raining.")

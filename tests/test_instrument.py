@@ -72,10 +72,25 @@ def test_head_choice_strongest_weight_then_lowest_layer_then_head():
     top = np.array([[[0.9, 0.5, 0.4], [0.5, 0.5, 0.4]],
                     [[0.8, 0.5, 0.7], [0.5, 0.5, 0.7]]])
     excluded = np.array([[True, False], [False, False]])   # head (0, 0) is positional
-    heads = instrument.choose_heads(top, excluded)
+    heads = instrument.choose_heads(top, excluded, 0.0)
     assert heads.tolist() == [[1, 0],    # 0.9 is on an excluded head: 0.8 wins
                               [0, 1],    # all tie at 0.5: lowest layer, then head, (0, 0) excluded
                               [1, 0]]    # 0.7 on (1, 0) and (1, 1): lowest head
+
+
+def test_near_ties_go_to_the_lowest_layer_whatever_the_noise():
+    """Heads within the tolerance of the best tie; float noise below it cannot move the choice."""
+    top = np.array([[[0.9000]], [[0.9004]]])             # [L=2, nh=1, n_words=1]: 4e-4 apart
+    free = np.zeros((2, 1), bool)
+    assert instrument.choose_heads(top, free, 0.0).tolist() == [[1, 0]]      # exact rule: the larger
+    assert instrument.choose_heads(top, free, 1e-3).tolist() == [[0, 0]]     # near-tie: the lower layer
+    rng = np.random.default_rng(0)
+    for _ in range(20):                                   # noise of float32 rounding moves nothing
+        noisy = top + rng.normal(0, 1e-7, top.shape)
+        assert instrument.choose_heads(noisy, free, 1e-3).tolist() == [[0, 0]]
+    assert instrument.choose_heads(np.array([[[0.9]], [[0.902]]]), free, 1e-3).tolist() == [[1, 0]]  # a real gap
+    assert instrument.runner_up_gap(top, free) == pytest.approx([4e-4])
+    assert instrument.runner_up_gap(top, np.array([[False], [True]])) == pytest.approx([0.9 + 1.0])  # excluded: -1
 
 
 def test_head_choice_is_blind_to_the_sink():
@@ -86,7 +101,7 @@ def test_head_choice_is_blind_to_the_sink():
     rows[0, 1, :, 1:4] = [[0, 0.6, 0.4], [0.6, 0, 0.4], [0.6, 0.4, 0]]         # no sink
     rows[..., 0] = 1 - rows.sum(-1)
     display, _ = instrument.displayed_rows(rows, wm)
-    heads = instrument.choose_heads(display.max(-1), np.zeros((1, 2), bool))
+    heads = instrument.choose_heads(display.max(-1), np.zeros((1, 2), bool), 0.0)
     assert heads[0].tolist() == [0, 0]                   # 0.9 once renormalized beats 0.6
     assert instrument.sink_share(rows, wm)[0, 0, 0] == pytest.approx(0.9)
 

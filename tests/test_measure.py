@@ -29,9 +29,9 @@ def test_displayed_rows_one_per_shown_word_on_the_opened_head():
     """Both heads peak at 1.0 once displayed: ties go to head 0 unless it is excluded."""
     corpus = hand_corpus(hand_sentence(["a", "b", "c", "d"], SINGLE, attending(TWO_AWAY, TWO_AWAY)),
                          hand_sentence(["a", ",", "c", "d"], SINGLE, attending(NEXT_DOOR, TWO_AWAY)))
-    free = displayed(corpus, "alpha", np.zeros((1, 2), bool))
+    free = displayed(corpus, "alpha", np.zeros((1, 2), bool), 0.0)
     assert free.head.tolist() == [0, 0, 0, 0, 0, 0, 0]      # ties go to the lowest head
-    rows = displayed(corpus, "alpha", np.array([[True, False]]))
+    rows = displayed(corpus, "alpha", np.array([[True, False]]), 0.0)
     assert rows.sentence.tolist() == [0, 0, 0, 0, 1, 1, 1]  # the comma gets no row
     assert rows.word.tolist() == [0, 1, 2, 3, 0, 2, 3]
     assert rows.head.tolist() == [1] * 7 and rows.layer.tolist() == [0] * 7
@@ -47,7 +47,7 @@ def test_the_same_head_comparison_reads_alphas_head_under_the_norm_lens():
     value_norm = np.ones((1, 2, T))
     value_norm[0, 0, 0] = 3.0
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(TWO_AWAY, TWO_AWAY), value_norm=value_norm))
-    alpha_rows = displayed(corpus, "alpha", np.zeros((1, 2), bool))
+    alpha_rows = displayed(corpus, "alpha", np.zeros((1, 2), bool), 0.0)
     assert alpha_rows.head.tolist() == [0, 0, 0, 0]
     assert on_heads(corpus, "value_norm", alpha_rows) == pytest.approx([0.9 / 1.6] * 4)
     on_head_1 = dataclasses.replace(alpha_rows, head=np.ones(4, int))
@@ -61,23 +61,23 @@ def test_the_prediction_is_exact_when_content_norms_are_equal():
     alpha = np.tile([0.2, 0.0, 0.35, 0.35, 0.0, 0.1], (1, 1, T, 1))
     norm = np.array([[[3.0, 1.0, 1.0, 1.0, 1.0, 0.5]]])
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, alpha, value_norm=norm))
-    rows = displayed(corpus, "value_norm", np.zeros((1, 1), bool))
+    rows = displayed(corpus, "value_norm", np.zeros((1, 1), bool), 0.0)
     assert rows.sink == pytest.approx([13 / 27] * 4)
     assert measure.predicted_sink(corpus, rows, "value_norm") == pytest.approx([13 / 27] * 4)
     # Unequal content norms: the prediction is then only an approximation.
     uneven = norm.copy()
     uneven[0, 0, 2] = 4.0
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, alpha, value_norm=uneven))
-    rows = displayed(corpus, "value_norm", np.zeros((1, 1), bool))
+    rows = displayed(corpus, "value_norm", np.zeros((1, 1), bool), 0.0)
     assert not np.allclose(measure.predicted_sink(corpus, rows, "value_norm"), rows.sink)
 
 
 def small_study(rule: StopRule, anchors=()) -> Study:
-    return Study(Path("s.yml"), Path("c.tsv"), ("a b c d",), ("r",), (), rule, 0.8, None, anchors=anchors)
+    return Study(Path("s.yml"), Path("c.tsv"), ("a b c d",), ("r",), (), rule, 0.8, 0.0, None, anchors=anchors)
 
 
 def test_the_stop_rule_as_written():
-    d = Displayed(*(np.zeros(4) for _ in range(10)))
+    d = Displayed(*(np.zeros(4) for _ in range(11)))
     rows = {lens: dataclasses.replace(d, sink=np.array(sink)) for lens, sink in
             {"alpha": [0.9, 0.9, 0.9, 0.9], "value_norm": [0.2, 0.5, 0.4, 0.1], "output_norm": [0.6, 0.51, 0.1, 0.2]}.items()}
     verdicts = measure.verdicts(rows, small_study(StopRule(("value_norm", "output_norm"), 0.5, 0)))
@@ -90,7 +90,7 @@ def test_the_stop_rule_as_written():
 
 def test_anchors_are_read_off_the_displayed_alpha_rows():
     corpus = hand_corpus(hand_sentence(["The", "cat", "sat", "down"], SINGLE, attending(TWO_AWAY, NEXT_DOOR)))
-    rows = displayed(corpus, "alpha", np.array([[False, True]]))
+    rows = displayed(corpus, "alpha", np.array([[False, True]]), 0.0)
     study = small_study(None, anchors=(AnchorSpec("a b c d", "cat", "down"),))
     (a,) = measure.anchors(corpus, study, rows)
     assert (a.sentence, a.from_word, a.to_word, a.layer, a.head) == (0, "cat", "down", 0, 0)
@@ -103,14 +103,15 @@ def test_the_head_rule_is_fitted_on_one_half_and_the_statistics_read_on_the_othe
     both it would not be (4 of 8)."""
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(NEXT_DOOR, TWO_AWAY)),
                          hand_sentence(list("efgh"), SINGLE, attending(TWO_AWAY, TWO_AWAY)))
-    monkeypatch.setattr(measure, "read_corpus", lambda ckpt, study: corpus)
+    monkeypatch.setattr(measure, "read_corpus", lambda ckpt, study, inputs=None: corpus)   # no layer inputs: no part 8
     config = SimpleNamespace(n_layer=1, n_head=2, d_model=4)
     ckpt = SimpleNamespace(name="hand", config=config, sha256="0" * 64, source="by hand")
-    study = Study(Path("s.yml"), Path("c.tsv"), ("a", "e"), ("r", "r"), (), StopRule(("value_norm",), 0.5, 0), 0.8,
+    study = Study(Path("s.yml"), Path("c.tsv"), ("a", "e"), ("r", "r"), (), StopRule(("value_norm",), 0.5, 0), 0.8, 0.0,
                   Bootstrap(50, 0, 0.95))
     assert study.halves == {"fit": [0], "test": [1]}
     r = measure.measure_model(ckpt, study, "hand").results
     assert r.positional_heads == {lens: [[0, 0]] for lens in LENSES}
+    assert r.positional_heads_held_out == {lens: [] for lens in LENSES}   # fitted on "e": nothing is positional
     assert r.summary["alpha"].stats.n_rows == 4 and r.summary["alpha"].stats.n_sentences == 1
     assert r.by_half["fit"]["alpha"].n_rows == r.by_half["test"]["alpha"].n_rows == 4
     assert r.verdicts[0].n_rows == 8                      # the stop rule reads every displayed row

@@ -163,6 +163,19 @@ def test_the_real_results_flatten_to_the_documented_keys(session_results):
     assert n["n_sentences"] == len(results["sentences"]) and n["sentence.0"] == results["sentences"][0]
     assert n["l6.verdict.value_norm.share_above"] == pytest.approx(
         n["l6.verdict.value_norm.rows_above"] / n["l6.verdict.value_norm.n_rows"])
+    for k, m in results["models"].items():                     # the positional heads, fitted on either half
+        same = sorted(m["positional_heads_held_out"]["alpha"]) == sorted(m["positional_heads"]["alpha"])
+        assert n[f"{k}.alpha.positional_same_either_half"] is same
+        heads = m["summary"]["value_norm"]["sink_heads"]
+        assert [n[f"{k}.value_norm.sink_head0.{f}"] for f in ("layer", "head", "rows")] == heads[0]
+    f = results["models"]["mpnet"]["flips"]
+    assert n["mpnet.flip.alpha.heads.n_significant"] == f["lenses"]["alpha"]["heads"]["n_significant"]
+    assert n["mpnet.flip.null.original.alpha.toward_share"] == f["null"]["orders"]["original"]["lenses"]["alpha"]["toward_share"]
+    h = f["orders"]["mirrored"]["lenses"]["alpha"]["heads"]
+    i = h["layer"].index(7) + 4                                # L7H4: heads are listed layer by layer from layer 1
+    assert n["mpnet.flip.mirrored.alpha.head.L7H4.follows"] == h["follows"][i] and h["head"][i] == 4
+    assert n["mpnet.flip.null.pair0.sentence_a"] == f["null"]["lenses"]["alpha"]["pairs"][0]["sentences"][0]
+    assert numbers.flip_set(f, "null.mirrored") is f["null"]["orders"]["mirrored"]
     tree = numbers.nested(n)                                   # no key is both a number and a prefix
     assert tree["l6"]["alpha"]["median_sink"] == s["median_sink"]
 

@@ -10,7 +10,7 @@ from model.site import background, cache, published
 POSITIONAL = {lens: [[0, 1]] for lens in LENSES}
 RESULTS = {
     "default_model": "l6", "sentences": ["A cat sat.", "Dogs ran."], "registers": ["news", "fiction"],
-    "stop_rule": {"threshold": 0.5}, "runtime": {"models": ["l6"], "tolerance": 1e-4},
+    "stop_rule": {"threshold": 0.5}, "tie_tolerance": 1e-3, "runtime": {"models": ["l6"], "tolerance": 1e-4},
     "models": {k: {"model": name, "checkpoint": f"org/{name}", "n_layers": L, "n_heads": 12,
                    "halves": {"fit": [1], "test": [0]}, "positional_heads": POSITIONAL}
                for k, name, L in (("l6", "minilm-l6", 6), ("l3", "minilm-l3", 3))},
@@ -29,7 +29,7 @@ def test_the_instrument_index_carries_the_definitions_the_script_must_not_repeat
     assert index["default_model"] == "l6"
     assert index["sentences"] == [{"text": "A cat sat.", "register": "news", "half": "test"},
                                   {"text": "Dogs ran.", "register": "fiction", "half": "fit"}]
-    assert index["threshold"] == 0.5 and index["tiny_mass"] == TINY_MASS
+    assert index["threshold"] == 0.5 and index["tie_tolerance"] == 1e-3 and index["tiny_mass"] == TINY_MASS
     assert [(x["key"], x["label"]) for x in index["lenses"]] == [(k, LENS_LABELS[k]) for k in LENSES]
     assert index["models"]["l3"] == {"name": "minilm-l3", "title": "minilm-l3 (3 layers × 12 heads)", "n_layers": 3,
                                      "n_heads": 12, "positional": POSITIONAL, "runtime": None}
@@ -46,6 +46,10 @@ def test_site_files_point_into_the_cache(tmp_path):
     assert json.loads(files["assets/instrument/index.json"])["default_model"] == "l6"
     assert files["assets/instrument/l6/1.json"] == views / "assets/instrument/l6/1.json"
     assert len(files) == 3 + 3
+    lock = tmp_path / "numbers.lock.json"                  # the lock, published when there is one
+    lock.write_text("{}")
+    with_lock = published.site_files({**RESULTS, "runtime": {"models": [], "tolerance": 1e-4}}, results, views, tmp_path, lock)
+    assert with_lock["downloads/numbers.lock.json"] == lock and len(with_lock) == len(files) + 1
 
 
 def test_the_vega_bundle_is_started_beside_the_build_only_when_missing(tmp_path, monkeypatch):

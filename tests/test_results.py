@@ -12,7 +12,7 @@ from model.study import Study
 
 
 def hand_study(sentences: list[str], registers: list[str]) -> Study:
-    return Study(Path("s.yml"), Path("c.tsv"), tuple(sentences), tuple(registers), (), None, 0.8, None)
+    return Study(Path("s.yml"), Path("c.tsv"), tuple(sentences), tuple(registers), (), None, 0.8, 0.0, None)
 
 
 def test_corpus_description_on_paper():
@@ -51,6 +51,8 @@ def test_provenance_follows_the_study_files(tmp_path, study):
     changed = results_mod.provenance(moved)
     assert changed["corpus_sha256"] != results_mod.provenance(study)["corpus_sha256"]
     assert results_mod.provenance(dataclasses.replace(study, flip_pairs=study.flip_pairs[1:]))["flip_pairs_sha256"] \
+        != results_mod.provenance(study)["flip_pairs_sha256"]
+    assert results_mod.provenance(dataclasses.replace(study, null_pairs=study.null_pairs[1:]))["flip_pairs_sha256"] \
         != results_mod.provenance(study)["flip_pairs_sha256"]
 
 

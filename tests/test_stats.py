@@ -23,6 +23,8 @@ def test_row_stats_on_paper():
     assert s.median_punct == pytest.approx(0.15)
     assert (s.punct_above_50, s.punct_above_50_share) == (1, 0.25)
     assert s.top_punct_share == 0.5 and s.median_sink_plus_punct == pytest.approx(0.775)  # sums .1 .5 | 1.05 1.2
+    # The spread, interpolated between sorted rows .1 .3 .6 .95 (positions 0.75, 2.25, 2.7):
+    assert (s.q25_sink, s.q75_sink, s.p90_sink) == pytest.approx((0.25, 0.6875, 0.845))
     assert s.median_sink_lo is None                       # no resampler, no interval
 
 
@@ -89,7 +91,7 @@ def summaries(cls_norm: float):
     norm[0, 0, 0] = cls_norm
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(TWO_AWAY), value_norm=norm, output_norm=1 / norm))
     none = np.zeros((1, 1), bool)
-    rows = {lens: displayed(corpus, lens, none) for lens in LENSES}
+    rows = {lens: displayed(corpus, lens, none, 0.0) for lens in LENSES}
     same = {lens: on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
     predicted = {lens: measure.predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]}
     # one sentence and one head: the corpus-wide median [CLS] ratio is this head's own
@@ -121,3 +123,39 @@ def test_summaries_explain_the_rows_that_stay_above_half():
     assert v.above_50_predicted_global == 4
     assert v.above_50_heads == [[0, 0, 4]]
     assert summaries(1.0)["value_norm"].above_50_heads is None     # no row above half: nothing to explain
+    # The heads holding the rows above half, for every lens (alpha's 0.3 rows: none).
+    assert v.sink_heads == [[0, 0, 4]] and summaries(3.0)["alpha"].sink_heads == []
+
+
+def test_near_ties_count_the_rows_whose_gap_is_under_the_tolerance():
+    from model.corpus import Displayed
+
+    d = Displayed(*(np.zeros(5) for _ in range(10)), gap=np.array([0.0, 5e-5, 5e-4, 2e-3, 0.5]))
+    nt = stats.near_ties(d, 1e-3)
+    assert (nt.n_rows, nt.below_tolerance, nt.below_tenth) == (5, 3, 2)
+    assert nt.below_tolerance_share == pytest.approx(0.6) and nt.below_tenth_share == pytest.approx(0.4)
+
+
+def _ratio(token, vector, layer, median):
+    return {"token": token, "vector": vector, "layer": layer, "median": median}
+
+
+def test_long_heads_count_the_heads_above_the_cut_and_name_the_layers_holding_most():
+    per_head = [[0.1, 0.6, 0.2],     # layer 0: one head above 0.5
+                [0.7, 0.8, 0.5],     # layer 1: two (0.5 itself is not above)
+                [0.9, 0.1, 0.95],    # layer 2: two, a tie with layer 1: the lower layer first
+                [0.0, 0.1, 0.2]]
+    ratios = [_ratio("cls", "v", None, 0.3)] + [_ratio("cls", "v", l, m) for l, m in enumerate([0.2, 0.7, 0.6, 0.1])] \
+        + [_ratio("sep", "v", 1, 9.0)]
+    long = stats.long_heads(per_head, ratios)
+    assert long["heads"] == 5 and long["per_layer"] == [1, 2, 2, 0]
+    assert long["layers"] == [{"layer": 1, "heads": 2, "median": 0.7}, {"layer": 2, "heads": 2, "median": 0.6}]
+    assert stats.long_heads(per_head, ratios, top=3)["layers"][2] == {"layer": 0, "heads": 1, "median": 0.2}
+    assert stats.long_heads([[0.1, 0.2]], ratios)["layers"] == []          # no such head: no layer named
+
+
+def test_longest_layers_per_ratio():
+    ratios = [_ratio("cls", "v", None, 5.0),                                # over all layers: not a layer
+              _ratio("cls", "v", 0, 0.2), _ratio("cls", "v", 1, 0.4), _ratio("cls", "v", 2, 0.4),
+              _ratio("sep", "f", 0, 1.1), _ratio("sep", "f", 1, 0.3)]
+    assert stats.longest_layers(ratios) == {"cls_v": {"layer": 1, "median": 0.4}, "sep_f": {"layer": 0, "median": 1.1}}

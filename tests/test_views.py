@@ -70,12 +70,12 @@ def test_sentence_file_refuses_mismatched_inputs():
 def test_index_publishes_labels_and_thresholds_once():
     model = {"name": "m", "title": "m (2 layers)", "n_layers": 2, "n_heads": 3,
              "positional": {"alpha": [[0, 1]], "value_norm": [], "output_norm": []}, "runtime": None}
-    idx = idata.index_record("m", 0.5, [{"text": "a b", "register": "news", "half": "fit"}], {"m": model})
+    idx = idata.index_record("m", 0.5, 1e-3, [{"text": "a b", "register": "news", "half": "fit"}], {"m": model})
     assert [l["key"] for l in idx["lenses"]] == ["alpha", "value_norm", "output_norm"]
     assert all(l["label"] and l["title"] for l in idx["lenses"])
-    assert (idx["threshold"], idx["tiny_mass"], idx["default_model"]) == (0.5, idata.TINY_MASS, "m")
+    assert (idx["threshold"], idx["tie_tolerance"], idx["tiny_mass"], idx["default_model"]) == (0.5, 1e-3, idata.TINY_MASS, "m")
     with pytest.raises(ValueError, match="runtime"):
-        idata.index_record("m", 0.5, [], {"m": {k: v for k, v in model.items() if k != "runtime"}})
+        idata.index_record("m", 0.5, 1e-3, [], {"m": {k: v for k, v in model.items() if k != "runtime"}})
 
 
 # -- the runtime export, on the real checkpoint ------------------------------------------------

@@ -153,6 +153,8 @@
       this.index = index;
       this.core = core;
       this.lenses = new Map(index.lenses.map((l) => [l.key, l]));
+      // Part 8's later fixes: comparison lenses measured at build time, corpus sentences only.
+      this.fixes = new Map((index.fixes || []).map((l) => [l.key, l]));
       this.view = null;      // {kind, sentence (core.Sentence), data, chosen, info}
       this.loading = 0;      // a later request supersedes an earlier one
       this.manifests = new Map(); // model -> manifest (for sizes), loaded when the page opens
@@ -206,9 +208,9 @@
         el("div", { class: "instr-typed-row" }, this.input, this.runBtn),
         this.help, this.progressBox, this.message);
 
-      this.lensButtons = idx.lenses.map((l) => el("button", {
-        type: "button", class: "instr-lens-btn", "data-lens": l.key, title: l.title, "aria-label": `${l.label}: ${l.title}`,
-        text: l.label, onclick: () => this.go({ lens: l.key }),
+      this.lensButtons = [...idx.lenses, ...(idx.fixes || [])].map((l) => el("button", {
+        type: "button", class: "instr-lens-btn" + (this.fixes.has(l.key) ? " instr-fix-btn" : ""), "data-lens": l.key,
+        title: l.title, "aria-label": `${l.label}: ${l.title}`, text: l.label, onclick: () => this.go({ lens: l.key }),
       }));
       this.summary = el("p", { class: "instr-summary" });
       this.notices = el("div", { class: "instr-notices" });
@@ -294,7 +296,7 @@
       if (!Object.hasOwn(this.index.models, s.model)) s.model = this.index.default_model;
       if (s.text == null && !(s.sentence >= 0 && s.sentence < this.index.sentences.length)) s.sentence = 0;
       if (s.text != null) s.sentence = null;
-      if (!this.lenses.has(s.lens)) s.lens = this.index.lenses[0].key;
+      if (!this.lenses.has(s.lens) && !this.fixes.has(s.lens)) s.lens = this.index.lenses[0].key;
       const reload = !this.view || before.model !== s.model || before.sentence !== s.sentence || before.text !== s.text
         || (s.text != null && run && this.view.kind !== "typed");
       if (before.model !== s.model || !this.described) { this.described = true; this.describeRuntime(); }
@@ -351,7 +353,7 @@
       const chosen = {};
       for (const lens of this.lenses.keys()) {
         const excluded = new Set((meta.positional[lens] || []).map(([l, h]) => `${l}.${h}`));
-        chosen[lens] = sentence.chooseHeads(lens, data.shown, excluded);
+        chosen[lens] = sentence.chooseHeads(lens, data.shown, excluded, this.index.tie_tolerance);
       }
       this.announce(`Computed in your browser: ${data.words.length} words, ${data.tokens.length} tokens.`);
       this.describeRuntime(); // now: "already loaded"
@@ -431,12 +433,22 @@
       const s = this.state, v = this.view;
       if (s.pickAll) return { lh: s.pickAll, picked: true };
       if (s.pick.has(w)) return { lh: s.pick.get(w), picked: true };
-      return { lh: v.chosen[s.lens][v.data.shown.indexOf(w)], picked: false };
+      return { lh: v.chosen[this.headLens()][v.data.shown.indexOf(w)], picked: false };
     }
+
+    // A fix is read on the layer of the head alpha opens; a typed sentence has no fixes.
+    headLens() { return this.fixes.has(this.state.lens) ? "alpha" : this.state.lens; }
+    rowLens() { return this.fixes.has(this.state.lens) && this.view.kind !== "corpus" ? "alpha" : this.state.lens; }
 
     rowOf(w) {
       const { lh, picked } = this.headOf(w);
-      return { lh, picked, ...this.view.sentence.row(this.state.lens, lh[0], lh[1], w) };
+      const row = this.view.sentence.row(this.rowLens(), lh[0], lh[1], w);
+      return row ? { lh, picked, ...row } : { lh, picked, w, missing: true };
+    }
+
+    // Part 8's ground truth for a row, where the build measured its head (corpus sentences).
+    truthOf(r) {
+      return this.view.kind === "corpus" ? this.view.sentence.ablation(r.w, r.lh[0], r.lh[1]) : null;
     }
 
     // -- drawing --------------------------------------------------------------------------
@@ -453,25 +465,33 @@
         ? document.activeElement.dataset.focus : null;
       this.modelSel.value = s.model;
       if (s.text == null) this.list.value = String(s.sentence); else this.list.selectedIndex = -1;
-      for (const b of this.lensButtons) b.setAttribute("aria-pressed", String(b.dataset.lens === s.lens));
+      for (const b of this.lensButtons) {
+        b.setAttribute("aria-pressed", String(b.dataset.lens === s.lens));
+        b.disabled = this.fixes.has(b.dataset.lens) && !!v && v.kind !== "corpus";
+      }
       Object.assign(this.root.dataset, { model: s.model, sentence: s.text == null ? String(s.sentence) : "typed",
         word: String(s.word), lens: s.lens, view: v ? v.kind : "none" });
       this.notices.replaceChildren(...this.noticesFor(v, meta));
-      const rows = v && v.data ? v.data.shown.map((w) => this.rowOf(w)) : [];
-      if (!rows.length) {
+      const all = v && v.data ? v.data.shown.map((w) => this.rowOf(w)) : [];
+      const rows = all.filter((r) => !r.missing);
+      if (!all.length) {
         this.summary.textContent = v && v.data ? "No word of this sentence gets a row: it is all punctuation." : "";
         this.matrix.replaceChildren();
         this.detail.replaceChildren();
         return;
       }
-      const lens = this.lenses.get(s.lens);
+      const lens = this.lenses.get(this.rowLens()) || this.fixes.get(s.lens);
       const over = rows.filter((r) => r.sink > idx.threshold).length;
-      this.summary.textContent = `${meta.name}, lens ${lens.label}: ${over} of ${rows.length} rows ` +
+      const unmeasured = all.length - rows.length;
+      this.summary.textContent = !rows.length ? `${meta.name}, lens ${lens.label}: not measured on this sentence ` +
+        `(a sample of the corpus: every ${meta.value_zeroing_every}th sentence).` :
+        `${meta.name}, lens ${lens.label}: ${over} of ${rows.length} rows ` +
         `lose more than ${pct(idx.threshold, 0)} of their weight to [CLS] and [SEP]; ` +
         `the median row loses ${pct(median(rows.map((r) => r.sink)))}, ` +
-        `and ${pct(median(rows.map((r) => r.punct)))} to punctuation.`;
-      this.matrix.replaceChildren(this.table(rows));
-      const selected = rows.find((r) => r.w === s.word);
+        `and ${pct(median(rows.map((r) => r.punct)))} to punctuation.` +
+        (unmeasured ? ` ${unmeasured} rows are not measured under ${lens.label} on this head's layer.` : "");
+      this.matrix.replaceChildren(this.table(all));
+      const selected = all.find((r) => r.w === s.word);
       this.detail.replaceChildren(...(selected ? this.panel(selected, meta) : []));
       if (focusKey) {
         const again = this.root.querySelector(`[data-focus="${focusKey}"]`);
@@ -481,6 +501,7 @@
     }
 
     noticesFor(v, meta) {
+      if (v && v.kind === "corpus" && s_fix(this)) return [this.fixNotice(meta)];
       if (!v || v.kind === "corpus" || v.kind === "failed") return [];
       if (v.kind === "unavailable") {
         return [el("p", { class: "instr-notice", text: `${meta.name} cannot run in the browser on this site; ` +
@@ -496,6 +517,10 @@
             onclick: () => this.go({ text: this.state.text }, { run: true }) }))];
       }
       const { data, info } = v, out = [];
+      if (this.fixes.has(this.state.lens)) {
+        out.push(el("p", { class: "instr-notice", text: `${this.fixes.get(this.state.lens).label} is measured when the ` +
+          "site is built, on the corpus's sentences only: your sentence is shown under α." }));
+      }
       out.push(el("p", { class: "instr-notice", text: `Your sentence, run by ${meta.name} in your browser ` +
         `(${data.words.length} words, ${data.tokens.length} tokens). The heads are the rule's, applied here: ` +
         "the same rule as for the corpus, with the positional heads found on the corpus." }));
@@ -510,6 +535,16 @@
           `${unknown.map(quoted).join(", ")}. Their rows and columns are marked ${info.unk}.` }));
       }
       return out;
+    }
+
+    fixNotice(meta) {
+      const fix = this.fixes.get(this.state.lens);
+      const every = meta.value_zeroing_every;
+      return el("p", { class: "instr-notice", text: `${fix.label}: ${fix.title}. A layer-level reading (every head, ` +
+        "the residual included), so the word's own column is large; the sink share counts it, as registered. " +
+        "The head column names the head α opens: the fix is read on its layer." +
+        (this.state.lens === "value_zeroing" && every > 1 ? ` Value zeroing is measured on every ${every}th sentence ` +
+          "of the corpus, and only on that layer." : "") });
     }
 
     isUnknown(w) {
@@ -533,12 +568,23 @@
         el("th", { class: "instr-h-word", scope: "col", text: "Word" }),
         el("th", { class: "instr-h-meta", scope: "col", text: "Head" }),
         el("th", { class: "instr-h-meta", scope: "col", text: "Sink" }),
+        el("th", { class: "instr-h-meta", scope: "col", text: "Ablation", title: "the sink's share of what this head " +
+          "does to the word, measured by removing its part (corpus sentences, the heads the rule opens)" }),
         el("th", { class: "instr-h-meta", scope: "col", text: "Punct." }),
         cols.map((c, k) => el("th", { scope: "col", class: colClass(k) }, el("span", { text: c }))),
         el("th", { class: "instr-h-meta", scope: "col", text: "Content" }));
       const body = el("tbody", { onkeydown: (e) => this.rowKey(e) });
       for (const r of rows) {
         const word = this.wordLabel(r.w);
+        if (r.missing) {
+          body.append(el("tr", { class: "instr-row instr-missing", "data-word": r.w, "data-focus": `row-${r.w}`, tabindex: "-1" },
+            el("th", { scope: "row", class: "instr-word", text: word }),
+            el("td", { class: "instr-head", text: `L${r.lh[0]} H${r.lh[1]}` }),
+            el("td", { colspan: String(cols.length + 4), class: "instr-note",
+              text: "not measured on this layer for this sentence (value zeroing: the layer of α's head, on a sample)" })));
+          continue;
+        }
+        const truth = this.truthOf(r);
         const warn = r.sink > idx.threshold, tiny = r.mass < idx.tiny_mass;
         const open = r.w === s.word;
         body.append(el("tr", {
@@ -553,12 +599,14 @@
         el("td", { class: "instr-head" + (r.picked ? " instr-picked" : ""),
           title: r.picked ? "your pick" : "the instrument's choice", text: `L${r.lh[0]} H${r.lh[1]}` }),
         el("td", {}, badge(r.sink, warn)),
+        el("td", { class: "instr-truth", text: truth ? pct(truth.share) : "—",
+          title: truth ? "the sink's share of this head's effect on the word (ablation)" : "not measured for this head" }),
         el("td", { class: "instr-punct-share", text: pct(r.punct) }),
         cols.map((c, k) => this.cell(r, k, word, c)),
         el("td", { class: "instr-mass" + (tiny ? " instr-tiny" : ""), text: pct(r.mass) })));
         if (tiny) {
           body.append(el("tr", { class: "instr-note-row" },
-            el("td", { colspan: String(cols.length + 5), class: "instr-note" },
+            el("td", { colspan: String(cols.length + 6), class: "instr-note" },
               el("span", { text: massNote(r, word) }))));
         }
       }
@@ -613,8 +661,13 @@
     // The open word: its head picker, its disclosure, its row in detail.
     panel(r, meta) {
       const s = this.state, v = this.view, data = v.data, word = this.wordLabel(r.w), idx = this.index;
-      const lens = this.lenses.get(s.lens);
-      const chosen = v.chosen[s.lens][data.shown.indexOf(r.w)];
+      const lens = this.lenses.get(this.headLens());
+      const chosen = v.chosen[this.headLens()][data.shown.indexOf(r.w)];
+      if (r.missing) {
+        return [el("p", { class: "instr-detail-title" }, el("strong", { text: `The row of ${quoted(word)}` }),
+          ` on layer ${r.lh[0]}: not measured under ${this.fixes.get(s.lens).label} (a sample of sentences, ` +
+          "on the layer of the head α opens).")];
+      }
       const layer = select([...Array(meta.n_layers).keys()].map((i) => [i, String(i)]),
         (x) => this.pickHead([Number(x), r.lh[1]]), { class: "instr-layer", "data-focus": "layer" });
       const headSel = select([...Array(meta.n_heads).keys()].map((i) => [i, String(i)]),
@@ -649,6 +702,7 @@
       if (r.mass < idx.tiny_mass) {
         notes.push(el("p", { class: "instr-warning instr-tiny-note", text: massNote(r, word) }));
       }
+      notes.push(...this.truthNotes(r, word));
       const toks = data.tokens.filter((_, i) => data.word_ids[i] === r.w);
       notes.push(el("p", { class: "instr-tokens", text: `${quoted(data.words[r.w])} enters the model as ` +
         `${toks.map((t) => `“${t}”`).join(" + ")}.` }));
@@ -665,6 +719,28 @@
         ...notes,
         this.bars(r, word),
       ];
+    }
+
+    // Part 8: the row's ground truth by ablation, and what a fix's row is.
+    truthNotes(r, word) {
+      const out = [], truth = this.truthOf(r), fix = this.fixes.get(this.state.lens);
+      if (fix && this.view.kind === "corpus") {
+        const other = r.self < 1 ? r.sink / (1 - r.self) : 0;
+        out.push(el("p", { class: "instr-fix-note", text: `Under ${fix.label} this is the row of layer ${r.lh[0]}, every ` +
+          `head and the residual together: ${pct(r.self)} stays with ${quoted(word)} itself, and the sink share ` +
+          `${pct(r.sink)} counts that column; among the other words only, the sink has ${pct(other)}.` }));
+      }
+      if (truth) {
+        out.push(el("p", { class: "instr-truth-note", text: `Ground truth (ablation, layer ${r.lh[0]}, head ${r.lh[1]}): ` +
+          `taking [CLS] and [SEP]'s part out of this head's output moves ${quoted(word)}'s layer output by ` +
+          `${truth.sink.toExponential(1)} (1 − cos), taking the other tokens' part out by ${truth.content.toExponential(1)}, ` +
+          `and the whole head by ${truth.head.toExponential(1)}: the sink carries ${pct(truth.share)} of what the head ` +
+          `does to the word (the row shown gives it ${pct(r.sink)}).` }));
+      } else if (this.view.kind === "corpus") {
+        out.push(el("p", { class: "instr-truth-note", text: "Ground truth (ablation): measured on the heads the rule " +
+          "opens under α, ‖α v‖ and ‖α f(x)‖, not on this one." }));
+      }
+      return out;
     }
 
     pickHead(lh, forAll = !!this.state.pickAll) {
@@ -706,6 +782,9 @@
       setTimeout(() => { this.status.textContent = text; }, 50);
     }
   }
+
+  // Whether the page shows a fix (a comparison lens of part 8).
+  function s_fix(instrument) { return instrument.fixes.has(instrument.state.lens); }
 
   function badge(sink, warn, prefix = "") {
     return el("span", {

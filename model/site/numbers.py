@@ -10,6 +10,7 @@ printed value could change: the lock's default tolerance is half the last printe
 """
 from __future__ import annotations
 
+from .. import stats
 from ..errors import UserError
 
 import difflib
@@ -31,7 +32,11 @@ class Numbers(dict):
 
     _ROW = re.compile(r"^(\w+)\.row\.s(\d+)\.w(\d+)\.(\w+)\.(\w+)$")
     _ROW_FIELDS = ("word", "layer", "head", "sink_share", "sep_share", "punct_share", "content_mass",
-                   "top_word", "top_weight", "alpha_head_sink", "predicted_sink")
+                   "top_word", "top_weight", "alpha_head_sink", "predicted_sink",
+                   # part 8 (model/truth.py): the ground truth on each lens's head, the fixes' rows
+                   "ablation_share", "sink_effect", "content_effect", "head_effect", "bound_ratio",
+                   "ablation_share_without_word", "sink_share_other", "self_share", "strongest_layer",
+                   "strongest_sink_share")
 
     def __init__(self, values: dict, results: dict):
         super().__init__(values)
@@ -71,6 +76,7 @@ def flatten(results: dict) -> Numbers:
         "stop_rule.threshold": results["stop_rule"]["threshold"],
         "stop_rule.max_rows_above": results["stop_rule"]["max_rows_above"],
         "positional_threshold": results["positional_threshold"],
+        "tie_tolerance": results["tie_tolerance"],
     }
     _put(out, "bootstrap", results["bootstrap"])
     out["runtime.tolerance"] = results["runtime"]["tolerance"]
@@ -111,9 +117,12 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         _put(out, f"{p}.worst", s["worst"])
         out[f"{p}.worst_sentence_text"] = sentences[s["stats"]["worst_sentence"]]
         out[f"{p}.n_positional"] = len(m["positional_heads"][lens])
+        held_out = m["positional_heads_held_out"][lens]
+        out[f"{p}.n_positional_held_out"] = len(held_out)
+        out[f"{p}.positional_same_either_half"] = sorted(held_out) == sorted(m["positional_heads"][lens])
         for layer, n in enumerate(s["layer_picks"]):
             out[f"{p}.picks.layer{layer}"] = n
-        for name in ("heavy", "punct"):  # the heads holding most rows above 90 % sink, above half punctuation
+        for name in ("heavy", "punct", "sink"):  # the heads holding most rows above 90 % sink, above half punctuation, above half sink
             for i, (layer, head, n) in enumerate(s[f"{name}_heads"][:3]):
                 _put(out, f"{p}.{name}_head{i}", {"layer": layer, "head": head, "rows": n})
         for i, (layer, head, n) in enumerate(s.get("above_50_heads") or []):
@@ -131,6 +140,28 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         for layer, heads in enumerate(per_layer):
             for head, v in enumerate(heads):
                 out[f"{k}.headratio.l{layer}h{head}.{name}"] = v
+    # Heads that hardly discount [CLS], and where each ratio is largest (model/stats.py)
+    long_cls = stats.long_heads(m["head_ratios"]["cls_v"], m["ratios"])
+    out[f"{k}.heads_cls_long"] = long_cls["heads"]
+    for layer, n in enumerate(long_cls["per_layer"]):
+        out[f"{k}.layer{layer}.heads_cls_long"] = n
+    for i, x in enumerate(long_cls["layers"]):
+        _put(out, f"{k}.heads_cls_long_layer{i}", x)
+    for name, x in stats.longest_layers(m["ratios"]).items():
+        _put(out, f"{k}.ratio.{name}.longest_layer", x)
+    for lens, nt in m["near_ties"].items():
+        _put(out, f"{k}.{lens}.near_ties", nt)
+    for v in m["sensitivity"]:
+        p = f"{k}.sens.{v['id']}"
+        _put(out, p, {name: v[name] for name in ("adopted", "survivors", "survivors_median_cls_ratio",
+                                                 "survivors_cls_above_half")})
+        if v["choice"] in ("positional_threshold", "tie_tolerance"):  # the alternative's value, as a number
+            out[f"{p}.value"] = float(v["value"])
+        if v["heads"]:                                                # one head for every word: which
+            out[f"{p}.layer"], out[f"{p}.head"] = v["heads"]
+        for field in ("median_sink", "above_50_share", "rows_above"):
+            for lens, x in v[field].items():
+                out[f"{p}.{lens}.{field}"] = x
     for v in m["verdicts"]:
         _put(out, f"{k}.verdict.{v['lens']}", {"rows_above": v["rows_above"], "n_rows": v["n_rows"],
                                                "share_above": v["rows_above"] / v["n_rows"], "adopted": v["adopted"]})
@@ -141,18 +172,77 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
     if m["checks"]:
         _put(out, f"{k}.check", m["checks"])
     _put(out, f"{k}.rollout", m["rollout"])
-    f = m["flips"]
-    _put(out, f"{k}.flip", f)
-    for lens, fl in f["lenses"].items():
-        _put(out, f"{k}.flip.{lens}", fl)
-        for i, pair in enumerate(fl["pairs"]):
-            _put(out, f"{k}.flip.{lens}.pair{i}", pair)
-    for i, pair in enumerate(f["lenses"]["alpha"]["pairs"]):  # the pairs themselves, as text
-        for j, side in enumerate("ab"):
-            out[f"{k}.flip.pair{i}.sentence_{side}"] = pair["sentences"][j]
-            out[f"{k}.flip.pair{i}.referent_{side}"] = pair["referents"][j]
+    _flip_set(out, f"{k}.flip", m["flips"])
     for name, mutant in m.get("mutant", {}).items():  # deliberately wrong variants (model/mutants.py)
         _put(out, f"{k}.mutant.{name}", mutant)
+    _truth(out, k, m.get("ground_truth"))
+
+
+def _truth(out: dict, k: str, gt: dict | None) -> None:
+    """Part 8 (model/truth.py): `l6.truth.alpha.median_share` (the ablation ground truth on
+    the head a lens opens), `l6.fix.alti.rows_above` (a later fix as a lens),
+    `l6.track.alti.spearman` (how it tracks the ground truth), `l6.idle.value_norm.*`, and
+    `l6.truth.agreement.*` (reference against oracle)."""
+    if not gt:
+        return
+    _put(out, f"{k}.truth", gt)
+    for group, prefix in (("ablation", "truth"), ("fixes", "fix"), ("tracking", "track"), ("idle", "idle")):
+        for name, stats in gt[group].items():
+            _put(out, f"{k}.{prefix}.{name}", stats)
+    if gt.get("agreement"):
+        _put(out, f"{k}.truth.agreement", gt["agreement"])
+
+
+# The sets of flip pairs analysed, named by the part of their keys after "flip" ("" for every
+# flip pair, both orders: the registered analysis), and how pages and charts call them.
+FLIP_SETS = {"": "flip pairs, both orders", "original": "flip pairs as first written", "mirrored": "flip pairs mirrored",
+             "null": "null pairs, both orders", "null.original": "null pairs as first written",
+             "null.mirrored": "null pairs mirrored"}
+HEAD_FIELDS = ("follows", "opposes", "p_value", "p_corrected", "picks_reader")
+
+
+def flip_key(model: str, name: str) -> str:
+    """The key prefix of one set of a model's flip pairs: flip_key("l6", "null") == "l6.flip.null"."""
+    return f"{model}.flip" + (f".{name}" if name else "")
+
+
+def flip_set(flips: dict, name: str) -> dict:
+    """One set of a model's flip results (its `flips`) by its FLIP_SETS name."""
+    for part in filter(None, name.split(".")):
+        flips = flips["null"] if part == "null" else flips["orders"][part]
+    return flips
+
+
+def _flip_set(out: dict, p: str, s: dict) -> None:
+    """A set of flip pairs: `l6.flip.alpha.toward_share`, its per-head tests
+    (`l6.flip.alpha.heads.best`; under α, each head's: `l6.flip.alpha.head.L3H5.follows`), its
+    pairs (`l6.flip.alpha.pair0.changed`, and as text `l6.flip.pair0.sentence_a`, or the first
+    mirrored pair's `l6.flip.mirrored.pair0.sentence_a`), the same
+    within each order (`l6.flip.mirrored.alpha...`) and for the null set (`l6.flip.null.alpha...`,
+    `l6.flip.null.original.alpha...`)."""
+    _put(out, p, s)
+    for lens, fl in s["lenses"].items():
+        _put(out, f"{p}.{lens}", fl)
+        h = fl.get("heads")
+        if h:
+            _put(out, f"{p}.{lens}.heads", h)
+        if h and lens == "alpha":  # every head's counts, under α only: the pages cite no other lens's
+            for i, (layer, head) in enumerate(zip(h["layer"], h["head"])):
+                for name in HEAD_FIELDS:
+                    out[f"{p}.{lens}.head.L{layer}H{head}.{name}"] = h[name][i]
+        for i, pair in enumerate(fl["pairs"]):
+            _put(out, f"{p}.{lens}.pair{i}", pair)
+    pairs = s["lenses"]["alpha"]["pairs"] if s["lenses"] else []
+    for order in (None, *s.get("orders", {})):  # the pairs themselves, as text; within an order, numbered in it
+        q = p if order is None else f"{p}.{order}"
+        for i, pair in enumerate(x for x in pairs if order in (None, x["order"])):
+            for j, side in enumerate("ab"):
+                out[f"{q}.pair{i}.sentence_{side}"] = pair["sentences"][j]
+                out[f"{q}.pair{i}.referent_{side}"] = pair["referents"][j]
+    for order, sub in s.get("orders", {}).items():
+        _flip_set(out, f"{p}.{order}", sub)
+    if s.get("null"):
+        _flip_set(out, f"{p}.null", s["null"])
 
 
 def nested(flat: dict[str, Any]) -> dict:
@@ -307,7 +397,7 @@ def did_you_mean_key(numbers: dict[str, Any], key: str) -> str:
     keys = list(dict.keys(numbers))
     head = key.split(".", 1)[0] + "."
     same = [k for k in keys if k.startswith(head)]
-    return did_you_mean(key, same) if same and did_you_mean(key, same) else did_you_mean(key, keys)
+    return (did_you_mean(key, same) if same else "") or did_you_mean(key, keys)
 
 
 def lookup(numbers: dict[str, Any], key: str) -> Any:

@@ -400,29 +400,38 @@ class Renderer:
         return self._shown[model]
 
     def check_route(self, fragment: str) -> None:
-        """A link into the instrument (`l6/3/2/alpha`, `l6/3`) names a row its data holds:
-        a known model, a corpus sentence, a word with a displayed row, a lens. The
+        """A link into the instrument (`l6/3/2/alpha`, `l6/3`, `l6/3/2/alpha/1.5`) names what
+        its data holds: a known model, a corpus sentence, a word with a displayed row, one of
+        its lenses (part 8's comparison lenses included), a layer and head of that model. The
         instrument reads the fragment as a route, so MkDocs' anchor check cannot."""
         from ..instrument import LENSES
+        from ..truth import FIX_LABELS
 
         model, *rest = fragment.split("/")
         self._model(model, f"instrument link #{fragment}")
         if not rest:
             return
+        typed = rest[0].startswith("text=")   # a sentence of the reader's own: nothing to check it against
         n = len(self.results["sentences"])
-        if not rest[0].isdigit() or int(rest[0]) >= n:
+        if not typed and (not rest[0].isdigit() or int(rest[0]) >= n):
             raise NumberError(f"instrument link #{fragment}: no sentence {rest[0]!r} (the corpus has sentences 0 to {n - 1})")
-        sentence = int(rest[0])
-        if len(rest) > 1 and rest[1] != "":
+        if len(rest) > 1 and rest[1] != "" and not typed:
+            sentence = int(rest[0])
             shown = self._shown_words(model).get(sentence, [])
             if not rest[1].isdigit() or int(rest[1]) not in shown:
                 raise NumberError(f"instrument link #{fragment}: sentence {sentence} has no displayed row for word "
                                   f"{rest[1]!r} on {model} (rows for words {', '.join(map(str, shown)) or 'none'})")
-        if len(rest) > 2 and rest[2] not in LENSES:
+        lenses = [*LENSES, *FIX_LABELS]
+        if len(rest) > 2 and rest[2] not in lenses:
             raise NumberError(f"instrument link #{fragment}: unknown lens {rest[2]!r}"
-                              + nums.did_you_mean(rest[2], list(LENSES)) + f" (lenses: {', '.join(LENSES)})")
-        if len(rest) > 3:
-            raise NumberError(f"instrument link #{fragment}: expected model/sentence/word/lens, got more")
+                              + nums.did_you_mean(rest[2], lenses) + f" (lenses: {', '.join(lenses)})")
+        m = self.results["models"][model]
+        head = re.match(r"^(?:all-)?(\d+)\.(\d+)$", rest[3]) if len(rest) > 3 else None
+        if len(rest) > 3 and not (head and int(head[1]) < m["n_layers"] and int(head[2]) < m["n_heads"]):
+            raise NumberError(f"instrument link #{fragment}: {rest[3]!r} is no head of {model} "
+                              f"(LAYER.HEAD, layers 0-{m['n_layers'] - 1}, heads 0-{m['n_heads'] - 1})")
+        if len(rest) > 4:
+            raise NumberError(f"instrument link #{fragment}: expected model/sentence/word/lens[/layer.head], got more")
 
     def instrument_url(self, model: str, sentence: int, word: int | None = None, lens: str = "alpha") -> str:
         """Relative link from the page being rendered to one row of the instrument (checked)."""

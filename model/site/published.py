@@ -3,6 +3,7 @@
 - `assets/javascripts/vega-bundle.js`: Vega, Vega-Lite and vega-embed, shipped with the
   site (no CDN), built once per vl-convert version and kept in the cache;
 - `downloads/results.json`: the results, for readers to check our numbers;
+- `downloads/numbers.lock.json`: the numbers lock, where the "recorded" values come from;
 - `assets/instrument/index.json` and `assets/instrument/<model>/<sentence>.json`: the
   instrument page's data (model/views.py), loaded by its script on demand. The
   per-sentence files are the `views` cache entry the measurement writes;
@@ -47,10 +48,13 @@ def instrument_index(results: dict) -> str:
         key: {"name": m["model"],
               "title": f"{m['checkpoint'].split('/')[-1]} ({m['n_layers']} layers × {m['n_heads']} heads)",
               "n_layers": m["n_layers"], "n_heads": m["n_heads"], "positional": m["positional_heads"],
-              "runtime": f"{RUNTIME}/{key}/manifest.json" if key in results["runtime"]["models"] else None}
+              "runtime": f"{RUNTIME}/{key}/manifest.json" if key in results["runtime"]["models"] else None,
+              # part 8: value zeroing is measured on every n-th corpus sentence
+              "value_zeroing_every": (m.get("ground_truth") or {}).get("value_zeroing_every")}
         for key, m in results["models"].items()
     }
-    index = views.index_record(results["default_model"], results["stop_rule"]["threshold"], sentences, models)
+    index = views.index_record(results["default_model"], results["stop_rule"]["threshold"], results["tie_tolerance"],
+                               sentences, models)
     return json.dumps(index, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -99,11 +103,14 @@ def _listed(folder: Path, under: str) -> dict[str, Path]:
 
 
 @timing.stage("publishing files")
-def site_files(results: dict, results_entry: Path, views_entry: Path, cache_dir: Path) -> dict[str, Path | str]:
+def site_files(results: dict, results_entry: Path, views_entry: Path, cache_dir: Path,
+               lock: Path | None = None) -> dict[str, Path | str]:
     """Site path -> the file to copy there (a Path into the cache) or its content."""
     background.wait("vega")
     files: dict[str, Path | str] = {VEGA_BUNDLE: bundle_vega(cache_dir) / VEGA_BUNDLE}
     files["downloads/results.json"] = results_entry / cache.PAYLOAD
+    if lock is not None and lock.is_file():
+        files["downloads/numbers.lock.json"] = lock
     files[f"{INSTRUMENT}/index.json"] = instrument_index(results)
     files.update(_listed(views_entry, INSTRUMENT))
     for key in results["runtime"]["models"]:

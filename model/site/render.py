@@ -71,7 +71,7 @@ def generated_files(settings: gate.Settings, report: gate.Report) -> dict[str, P
     results.json, the instrument's data and the runtime's files."""
     results_entry = cache.read(settings.cache_dir, "results", report.results_key)
     views = gate.views_dir(settings, report.results_key)
-    return published.site_files(report.results, results_entry, views, settings.cache_dir)
+    return published.site_files(report.results, results_entry, views, settings.cache_dir, settings.lock)
 
 
 def executed_notebook(settings: gate.Settings, report: gate.Report, page: str) -> Path:

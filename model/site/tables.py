@@ -6,7 +6,11 @@ their own; tables longer than `COLLAPSE` rows are folded into a <details> block.
 """
 from __future__ import annotations
 
+import re
+
 from ..instrument import LENS_LABELS, LENSES
+from ..stats import CLS_LONG
+from .numbers import flip_key, flip_set
 from .numbers import md_text as escape  # Markdown-safe, not only HTML-safe: see md_text
 
 # Reference vs oracle differences are float32 rounding noise: they differ from one CPU to
@@ -32,9 +36,10 @@ def ci_head(r) -> str:
 
 
 def span(lo: str, hi: str) -> str:
-    """Two formatted bounds as one range, the unit once: "23.3%", "29.2%" -> "23.3–29.2%"."""
-    unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else ""
-    return f"{lo.removesuffix(unit)}–{hi}"
+    """Two formatted bounds as one range, the unit once: "23.3%", "29.2%" -> "23.3–29.2%";
+    "to" when a bound is negative, where a dash would read as a minus: "-24.4 to -19.2 pp"."""
+    unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else " pp" if hi.endswith(" pp") else ""
+    return f"{lo.removesuffix(unit)}{' to ' if lo.startswith('-') or hi.startswith('-') else '–'}{hi}"
 
 
 def _range(r, key: str, fmt: str) -> str:
@@ -118,8 +123,10 @@ def ratios_by_layer(r, model: str) -> str:
     rows = []
     for layer in range(L):
         p = f"{model}.layer{layer}.ratio"
-        rows.append([str(layer)] + [r.cite(f"{p}.{t}.median", "ratio:2") for t in ("cls_v", "sep_v", "cls_f", "sep_f")])
-    return md_table(["Layer", "[CLS] ‖v‖", "[SEP] ‖v‖", "[CLS] ‖f‖", "[SEP] ‖f‖"], rows)
+        rows.append([str(layer)] + [r.cite(f"{p}.{t}.median", "ratio:2") for t in ("cls_v", "sep_v", "cls_f", "sep_f")]
+                    + [f"{r.cite(f'{model}.layer{layer}.heads_cls_long', 'int')} of {r.cite(f'{model}.n_heads', 'int')}"])
+    return md_table(["Layer", "[CLS] ‖v‖", "[SEP] ‖v‖", "[CLS] ‖f‖", "[SEP] ‖f‖",
+                     f"Heads whose median [CLS] ‖v‖ ratio is above {CLS_LONG:.2f}×"], rows)
 
 
 def per_layer(r, model: str) -> str:
@@ -241,6 +248,7 @@ def checks(r, model: str) -> str:
         ["Norms forced to 1.0 vs α folded by loops (max abs)", r.cite(f"{p}.unit_norms_max_diff", "sci:1~1e-6")],
         ["... within float32 rounding of α's row sums", r.cite(f"{p}.unit_norms_agree", "yesno")],
         ["[CLS] value norm forced to 0: median sink share under ‖α v‖", r.cite(f"{p}.cls_zero_median_sink", "pct:2")],
+        ["... and displayed rows still above 50 % (every row, the stop rule's count)", r.cite(f"{p}.cls_zero_rows_above", "int")],
     ]
     return md_table(["Check", "Result"], rows)
 
@@ -286,43 +294,214 @@ def rollout_displayed(r) -> str:
 
 
 def rollout_ranking(r) -> str:
-    """Is the rollout's ranking noise? Drop one layer; compare with the instrument."""
+    """How steady a rollout row's order is, against how alike two words' rows of one
+    sentence are: a steady order that every word shares is one order per sentence."""
     rows = []
     for key in r.results["models"]:
         c = lambda k, fmt: r.cite(f"{key}.rollout.{k}", fmt)
         rows.append([_model_name(r, key), c("drop_layer_spearman", "fixed:3"), _range(r, f"{key}.rollout.drop_layer_spearman", "fixed:3"),
-                     c("drop_layer_same_top", "pct:1"), c("agrees_with_instrument", "pct:1"),
-                     _range(r, f"{key}.rollout.agrees_with_instrument", "pct:1"), c("chance_agreement", "pct:1")])
-    return md_table(["Model", "Rank correlation, one layer dropped (median)", ci_head(r), "Same top word, one layer dropped",
-                     "Top word = the instrument's", ci_head(r), "... by chance"], rows)
+                     c("rows_alike_spearman", "fixed:3"), _range(r, f"{key}.rollout.rows_alike_spearman", "fixed:3"),
+                     c("drop_layer_same_top", "pct:1")])
+    return md_table(["Model", "Rank correlation with itself, one layer dropped (median)", ci_head(r),
+                     "Rank correlation with another word's row, same sentence (median)", ci_head(r),
+                     "Same top word, one layer dropped"], rows)
+
+
+ROLLOUT_BASELINES = {"last_punct": "the sentence's last punctuation mark", "other_word": "another word's rollout row",
+                     "sentence_mean": "the sentence's mean rollout row", "next_word": "the next word",
+                     "previous_word": "the previous word"}
+
+
+def _difference(r, key: str) -> str:
+    """A paired difference's interval: unlike a share, a zero-width interval at zero is a
+    result (the two agree row for row), printed as such."""
+    return span(r.cite(f"{key}_lo", "pp:1"), r.cite(f"{key}_hi", "pp:1"))
+
+
+def rollout_baselines(r, intervals: bool = False) -> str:
+    """One row per guess, one column per model (and its interval): how often the word's own
+    rollout row and each lazy guess name the instrument's top word, the best guess, and what
+    is left for the word against it and against the best sentence-wide guess."""
+    models = list(r.results["models"])
+
+    def row(label: str, key: str, fmt: str, interval=lambda k: _range(r, k, "pct:1")) -> list[str]:
+        out = [label]
+        for m in models:
+            out.append(r.cite(f"{m}.rollout.{key}", fmt))
+            if intervals:
+                out.append(interval(f"{m}.rollout.{key}") if interval else "—")
+        return out
+
+    def best() -> list[str]:
+        out = ["The best guess"]
+        for m in models:
+            r.cite(f"{m}.rollout.best_baseline", "text")      # recorded and locked like any citation
+            out.append(ROLLOUT_BASELINES[r.numbers[f"{m}.rollout.best_baseline"]])
+            if intervals:
+                out.append("—")
+        return out
+
+    difference = lambda k: _difference(r, k)
+    rows = [row("The word's own rollout row", "agrees_with_instrument", "pct:1")]
+    rows += [row(f"Guess: {label}", f"baseline_{name}", "pct:1") for name, label in ROLLOUT_BASELINES.items()]
+    rows += [row("A word drawn at random", "chance_agreement", "pct:1", None), best(),
+             row("Own row minus the best guess", "word_specific", "pp:1", difference),
+             row("Own row minus the best sentence-wide guess (the first three)", "beyond_sentence_guesses", "pp:1", difference),
+             row("(Not a guess) the instrument's top word is next to the word, either side", "instrument_top_adjacent", "pct:1")]
+    head = ["Held-out rows where this names the instrument's top word"]
+    for m in models:
+        head += [_model_name(r, m)] + ([ci_head(r)] if intervals else [])
+    return md_table(head, rows)
+
+
+# -- sensitivity ------------------------------------------------------------------------------
+
+def _choice(r, model: str, v: dict) -> str:
+    """A sensitivity variant in words, its values cited (model/sensitivity.py)."""
+    p = f"{model}.sens.{v['id']}"
+    if v["choice"] == "registered":
+        return (f"**registered**: positional above {r.cite('positional_threshold', 'pct:0')}, ties within "
+                f"{r.cite('tie_tolerance', 'fixed:3')}, strongest arrow")
+    if v["choice"] == "positional_threshold":
+        none = " (no head excluded)" if r.numbers[f"{p}.value"] >= 1 else ""
+        return f"positional threshold {r.cite(f'{p}.value', 'pct:0')}{none}"
+    if v["choice"] == "tie_tolerance":
+        exact = " (exact ties only)" if r.numbers[f"{p}.value"] == 0 else ""
+        return f"tie tolerance {r.cite(f'{p}.value', 'fixed:3')}{exact}"
+    if v["value"] == "largest_content_mass":
+        return "head rule: the most content (the least sink)"
+    if v["value"] == "one_head_for_all":
+        lens = LENS_LABELS[r.results["stop_rule"]["lenses"][0]]  # each lens has its own; the table shows this one's
+        return f"head rule: one head for every word (under {lens}: L{r.cite(f'{p}.layer', 'int')}H{r.cite(f'{p}.head', 'int')})"
+    if v["choice"] == "punctuation_as_sink":
+        return "punctuation counted as sink"
+    raise ValueError(f"sensitivity variant {v['id']!r} has no words in tables._choice")
+
+
+def sensitivity(r, model: str) -> str:
+    """The headline numbers and the stop rule's verdict under each alternative choice; the
+    registered rule (first row) stays the verdict."""
+    lenses = r.results["stop_rule"]["lenses"]
+    first = lenses[0]
+    rows = []
+    for v in r.results["models"][model]["sensitivity"]:
+        p = f"{model}.sens.{v['id']}"
+        rows.append([_choice(r, model, v), r.cite(f"{p}.alpha.median_sink", "pct:1"), r.cite(f"{p}.{first}.median_sink", "pct:1"),
+                     r.cite(f"{p}.{first}.above_50_share", "pct:1"),
+                     *[r.cite(f"{p}.{lens}.rows_above", "int") for lens in lenses], r.cite(f"{p}.adopted", "yesno")])
+    head = (["Choice", "Median sink α", f"Median sink {LENS_LABELS[first]}", f"Held-out rows > 50 % {LENS_LABELS[first]}"]
+            + [f"Rows > 50 %, every row, {LENS_LABELS[lens]}" for lens in lenses] + ["Adopted"])
+    return md_table(head, rows)
+
+
+def sensitivity_survivors(r, model: str) -> str:
+    """The held-out rows that stay above half under the first stop-rule lens, under each
+    alternative choice: how many, and how long their own [CLS] vector is."""
+    lens = r.results["stop_rule"]["lenses"][0]
+    rows = []
+    for v in r.results["models"][model]["sensitivity"]:
+        p = f"{model}.sens.{v['id']}"
+        some = r.numbers[f"{p}.survivors"] > 0
+        rows.append([_choice(r, model, v), r.cite(f"{p}.survivors", "int"),
+                     r.cite(f"{p}.survivors_median_cls_ratio", "ratio:2") if some else "—",
+                     r.cite(f"{p}.survivors_cls_above_half", "pct:0") if some else "—"])
+    return md_table(["Choice", f"Held-out rows > 50 % under {LENS_LABELS[lens]}", "Their own [CLS] ratio (median)",
+                     "... above 0.5"], rows)
+
+
+def near_ties(r) -> str:
+    """How many displayed rows the head rule's tie tolerance decides, per model and lens."""
+    rows = []
+    for key in r.results["models"]:
+        for lens in LENSES:
+            p = f"{key}.{lens}.near_ties"
+            rows.append([_model_name(r, key), LENS_LABELS[lens], r.cite(f"{p}.n_rows", "int"),
+                         r.cite(f"{p}.below_tolerance", "int"), r.cite(f"{p}.below_tolerance_share", "pct:1"),
+                         r.cite(f"{p}.below_tenth", "int"), r.cite(f"{p}.below_tenth_share", "pct:1")])
+    tol = r.cite("tie_tolerance", "fixed:3")
+    return md_table(["Model", "Lens", "Displayed rows", f"Runner-up within {tol}: head set by the tie rule", "Share",
+                     "Runner-up within a tenth of that", "Share"], rows)
 
 
 def flip_summary(r, lens: str = "alpha") -> str:
+    """Every flip pair (both orders), per model, under one lens."""
     rows = []
     for key in r.results["models"]:
         p = f"{key}.flip.{lens}"
         rows.append([_model_name(r, key), r.cite(f"{p}.n_heads", "int"), r.cite(f"{p}.layer0_changed", "int"),
                      r.cite(f"{p}.changed_share", "pct:1"), _range(r, f"{p}.changed_share", "pct:1"),
                      r.cite(f"{p}.toward_share", "pct:1"), _range(r, f"{p}.toward_share", "pct:1"),
-                     r.cite(f"{p}.follows_share", "pct:1"), r.cite(f"{p}.most_pairs_followed", "int"),
-                     r.cite(f"{key}.flip.model_follows", "pct:1"), _range(r, f"{key}.flip.model_follows", "pct:1")])
+                     r.cite(f"{p}.follows_share", "pct:1"), r.cite(f"{p}.opposes_share", "pct:1"),
+                     r.cite(f"{p}.heads.n_significant", "int")])
     return md_table(["Model", "Heads counted (layer 0 apart)", "Layer-0 heads whose winner changes",
                      "(pair, head) whose winner changes", ci_head(r), "... that moved toward the reader", ci_head(r),
-                     "... whose winner is the reader's in both", "Most pairs one head follows", "Sentences: final state nearer the reader's referent", ci_head(r)], rows)
+                     "... whose winner changes with the reader", "... against the reader",
+                     "Heads passing the corrected sign test"], rows)
 
 
-def flips(r, model: str, lens: str = "alpha") -> str:
+SET_LABELS = {"": "both orders", "original": "as first written", "mirrored": "mirrored", "null": "null pairs"}
+
+
+def flip_sets(r) -> str:
+    """Per model and set of pairs (both orders; each order; the null pairs), under α: how
+    often the heads moved the reader's way, the per-head sign tests and the null of their
+    maximum, and the model's own probe. Narrow enough to print: the models by their short
+    names, the best head's corrected p left to `flip_top_heads`."""
+    rows = []
+    for key in r.results["models"]:
+        for name, label in SET_LABELS.items():
+            p = flip_key(key, name)
+            h = f"{p}.alpha.heads"
+            model = f"{r.cite(f'{key}.model', 'text')} ({r.cite(f'{key}.n_layers', 'int')} layers)" if not name else ""
+            rows.append([model, label, r.cite(f"{p}.n_pairs", "int"),
+                         r.cite(f"{p}.alpha.toward_share", "pct:1"), _range(r, f"{p}.alpha.toward_share", "pct:1"),
+                         r.cite(f"{h}.n_significant", "int"),
+                         f"{r.cite(f'{h}.best', 'text')}: {r.cite(f'{h}.best_follows', 'int')} / "
+                         f"{r.cite(f'{h}.best_opposes', 'int')}",
+                         r.cite(f"{p}.alpha.most_pairs_followed", "int"), r.cite(f"{h}.null_max_follows", "fixed:0"),
+                         r.cite(f"{p}.model_follows", "pct:1"), _range(r, f"{p}.model_follows", "pct:1")])
+    return md_table(["Model", "Pairs", "Number", "Heads moved toward the reader", ci_head(r),
+                     "Heads passing the corrected sign test", "Best head: pairs with / against", "Most pairs one head follows",
+                     "... if swapped at random (95th pct.)", "Final state nearer the reader's noun", ci_head(r)], rows)
+
+
+def flip_top_heads(r, model: str, more: int = 5) -> str:
+    """The heads of one model with the smallest corrected p under α (every flip pair): every
+    head that passes and `more` after them, with their counts in each set of pairs."""
+    heads = r.results["models"][model]["flips"]["lenses"]["alpha"]["heads"]
+    order = sorted(range(len(heads["follows"])), key=lambda i: (heads["p_corrected"][i], -heads["follows"][i], i))
+    rows = []
+    for i in order[: heads["n_significant"] + more]:
+        name = f"L{heads['layer'][i]}H{heads['head'][i]}"
+        cell = lambda s: (f"{r.cite(f'{flip_key(model, s)}.alpha.head.{name}.follows', 'int')} / "
+                          f"{r.cite(f'{flip_key(model, s)}.alpha.head.{name}.opposes', 'int')}")
+        p = f"{model}.flip.alpha.head.{name}"
+        rows.append([name, *(cell(s) for s in ("", "original", "mirrored", "null")), r.cite(f"{p}.p_corrected", "sci:1"),
+                     r.cite(f"{p}.picks_reader", "pct:1")])
+    return md_table(["Head", "Both orders: pairs with / against the reader", "As first written", "Mirrored",
+                     "Null pairs", "Corrected p, both orders", "Sentences whose winner is the reader's noun"], rows)
+
+
+def flips(r, pairs: str = "flip") -> str:
+    """Every flip pair, or every null pair, and per model the heads (α) that follow the
+    reader's referent in it (a null pair's: the referent of the pair whose frame it shares).
+    A null pair is shown by its frame's number and its two words, not its sentences again."""
+    s = "" if pairs == "flip" else "null"
+    models = list(r.results["models"])
+    listed = flip_set(r.results["models"][models[0]]["flips"], s)["lenses"]["alpha"]["pairs"]
     out = []
-    for i, pair in enumerate(r.results["models"][model]["flips"]["lenses"][lens]["pairs"]):
+    for i, pair in enumerate(listed):
         a, b = pair["sentences"]
-        p = f"{model}.flip.{lens}.pair{i}"
-        out.append([escape(a), escape(b), escape(" → ".join(pair["referents"])),
-                    f"{r.cite(f'{p}.changed', 'int')}", r.cite(f"{p}.toward_reader", "int"),
-                    r.cite(f"{p}.mean_shift", "fixed:4"), r.cite(f"{p}.follows_reader", "int")])
-    n = r.cite(f"{model}.flip.{lens}.n_heads", "int")
-    return md_table(["Sentence A", "Sentence B", "Reader's referent", f"Heads (of {n}) whose winner changes",
-                     "Heads moving toward the reader", "Mean shift toward the reader", "Heads that follow the reader"],
-                    out, summary=f"All {len(out)} pairs, head by head counts")
+        changed = [(x, y) for x, y in zip(re.findall(r"\w+", a), re.findall(r"\w+", b)) if x != y][0]
+        where = [escape(a), escape(changed[1])] if pairs == "flip" else [str(pair["source"]), escape(" / ".join(changed))]
+        out.append([str(i + 1), "mirrored" if pair["order"] == "mirrored" else "as written", *where,
+                    escape(" → ".join(pair["referents"])),
+                    *(r.cite(f"{flip_key(k, s)}.alpha.pair{i}.follows_reader", "int") for k in models)])
+    where = ["Sentence A", "Sentence B changes it to"] if pairs == "flip" else ["Frame of pair", "“it was …”, A / B"]
+    head = ["#", "Nouns named", *where, "Reader's referent, A → B" if pairs == "flip" else "Pseudo-referents, A → B"]
+    head += [f"{r.cite(f'{k}.checkpoint', 'text')}: heads that follow (of {r.cite(f'{k}.flip.alpha.n_heads', 'int')})"
+             for k in models]
+    return md_table(head, out, summary=f"All {len(out)} {'pairs' if pairs == 'flip' else 'null pairs'}")
 
 
 def mutant(r, model: str, name: str = "wrong_agg") -> str:
@@ -388,7 +567,7 @@ def corpus(r) -> str:
         p = f"corpus.length{i}"
         lengths.append([f"{r.cite(f'{p}.from', 'int')}–{r.cite(f'{p}.to', 'int')}", r.cite(f"{p}.sentences", "int")])
     return (md_table(["Register", "Sentences"], regs) + "\n"
-            + md_table(["Words per sentence", "Sentences"], lengths))
+            + md_table(["Words per sentence (whitespace-separated)", "Sentences"], lengths))
 
 
 def tokens(r) -> str:
@@ -396,9 +575,164 @@ def tokens(r) -> str:
     return md_table(["Model", "Tokens per word"], rows)
 
 
+# -- part 8: the ground truth and the later fixes (model/truth.py) -------------------------------
+
+FIX_LABELS = {"kobayashi2021": "ATB+RES+LN (Kobayashi 2021)", "alti": "ALTI (Ferrando 2022)",
+              "value_zeroing": "value zeroing (Mohebbi 2023)"}   # model/truth.py's, with the paper
+TRACK_LABELS = {**{lens: f"{LENS_LABELS[lens]} (α's head)" for lens in LENSES}, **FIX_LABELS}
+
+
+def _ci(r, key: str, fmt: str) -> str:
+    """Value and interval in one cell: "26.6% (23.3–29.2%)"; a dash where the statistic has
+    no rows (a subset outside the ablation's sample), no interval where no resample had both
+    kinds of rows."""
+    if key not in r.numbers:
+        return "—"
+    if f"{key}_lo" not in r.numbers:
+        return f"{r.cite(key, fmt)} (no interval)"
+    return f"{r.cite(key, fmt)} ({_range(r, key, fmt)})"
+
+
+def truth_verdicts(r) -> str:
+    """The registered stop rule on every lens, norm lenses and later fixes, every model: rows
+    above the threshold; for the fixes, beside it (added, labelled) the sink share among the
+    other words only."""
+    rows = []
+    for key in r.results["models"]:
+        for lens in r.results["stop_rule"]["lenses"]:
+            p = f"{key}.verdict.{lens}"
+            rows.append([_model_name(r, key), LENS_LABELS[lens], "the head's row",
+                         f"{r.cite(f'{p}.rows_above', 'int')} of {r.cite(f'{p}.n_rows', 'int')}",
+                         "adopted" if r.numbers[f"{p}.adopted"] else "not adopted", "—"])
+        for fix, label in FIX_LABELS.items():
+            p = f"{key}.fix.{fix}"
+            sample = "α's layer" if fix != "value_zeroing" else f"α's layer, every {r.cite(f'{key}.truth.value_zeroing_every', 'int')}th sentence"
+            rows.append([_model_name(r, key), label, sample,
+                         f"{r.cite(f'{p}.rows_above', 'int')} of {r.cite(f'{p}.n_rows_all', 'int')}",
+                         "adopted" if r.numbers[f"{p}.adopted"] else "not adopted",
+                         f"{r.cite(f'{p}.rows_above_other', 'int')} "
+                         f"({'adopted' if r.numbers[f'{p}.adopted_other'] else 'not adopted'})"])
+    return md_table(["Model", "Lens", "Row read", f"Rows above {r.cite('stop_rule.threshold', 'pct:0')}",
+                     "Verdict (registered)", "Added: rows above, among the other words only"], rows)
+
+
+def tracking(r) -> str:
+    """Which reading's sink share tracks the ablation sink share (held-out rows)."""
+    rows = []
+    for key in r.results["models"]:
+        for lens, label in TRACK_LABELS.items():
+            p = f"{key}.track.{lens}"
+            if f"{p}.spearman" not in r.numbers:
+                continue
+            rows.append([_model_name(r, key), label, r.cite(f"{p}.n_rows", "int"), _ci(r, f"{p}.spearman", "fixed:2"),
+                         r.cite(f"{p}.n_harmful", "int"), _ci(r, f"{p}.auc", "fixed:2") if f"{p}.auc" in r.numbers else "—"])
+    return md_table(["Model", "Sink share under", "Held-out rows", f"Spearman with the ablation sink share ({ci_head(r)})",
+                     "Harmful rows among them", f"ROC AUC for the harmful rows ({ci_head(r)})"], rows)
+
+
+def ablation(r) -> str:
+    """The ground truth per model, on the head the instrument opens under α (held-out rows)."""
+    rows = []
+    for key in r.results["models"]:
+        p = f"{key}.truth.alpha"
+        rows.append([_model_name(r, key), r.cite(f"{p}.registered_median_sink", "pct:1"),
+                     _ci(r, f"{p}.median_share", "pct:1"), _ci(r, f"{p}.above_50_share", "pct:1"),
+                     r.cite(f"{p}.median_share_without_word", "pct:1"),
+                     r.cite(f"{p}.median_head_effect", "sci:1"), r.cite(f"{key}.truth.harmful_threshold", "sci:1"),
+                     _ci(r, f"{p}.harmful_share", "pct:1")])
+    return md_table(["Model", "Median sink share (registered)", "Median ablation sink share", "Rows above 50 % by ablation",
+                     "... content without the word itself (sensitivity)", "Median head effect (1 − cos)",
+                     "Harmful above (median head effect, every sentence)", "Harmful rows"], rows)
+
+
+def ablation_lenses(r, model: str) -> str:
+    """The ground truth on the head each lens opens (held-out rows)."""
+    rows = []
+    for lens in LENSES:
+        p = f"{model}.truth.{lens}"
+        rows.append([LENS_LABELS[lens], r.cite(f"{p}.n_rows", "int"), r.cite(f"{p}.registered_median_sink", "pct:1"),
+                     _ci(r, f"{p}.median_share", "pct:1"), r.cite(f"{p}.median_sink_effect", "sci:1"),
+                     r.cite(f"{p}.median_content_effect", "sci:1"), _ci(r, f"{p}.median_head_effect", "sci:1"),
+                     _ci(r, f"{p}.harmful_share", "pct:1")])
+    return md_table(["Head opened under", "Rows", "Median sink share (the lens's)", "Median ablation sink share",
+                     "Median sink effect", "Median content effect", "Median head effect", "Harmful rows"], rows)
+
+
+def fixes(r, model: str) -> str:
+    """Each later fix read as a lens on the row α opened (held-out rows)."""
+    rows = []
+    for fix, label in FIX_LABELS.items():
+        p = f"{model}.fix.{fix}"
+        strongest = (f"{r.cite(f'{p}.strongest_median_sink', 'pct:1')}; {r.cite(f'{p}.strongest_rows_above', 'int')} rows above"
+                     if f"{p}.strongest_median_sink" in r.numbers else "—")
+        rows.append([label, r.cite(f"{p}.n_sentences", "int"), r.cite(f"{p}.n_rows", "int"),
+                     _ci(r, f"{p}.median_sink", "pct:1"), _ci(r, f"{p}.median_self", "pct:1"),
+                     _ci(r, f"{p}.median_sink_other", "pct:1"), _ci(r, f"{p}.above_50_share", "pct:1"),
+                     r.cite(f"{p}.above_50_other_share", "pct:1"), strongest])
+    return md_table(["Fix", "Sentences", "Held-out rows", "Median sink share (registered)", "Median own column",
+                     "Added: median sink share among the other words", "Rows above 50 % (registered)",
+                     "Added: rows above 50 % among the other words", "Sensitivity: strongest layer, median; rows above"], rows)
+
+
+def idle_heads(r) -> str:
+    """The idle-head test, per model and norm lens, and the effect-weighted rule (chosen
+    after seeing the reader's numbers)."""
+    rows = []
+    for key in r.results["models"]:
+        for lens in r.results["stop_rule"]["lenses"]:
+            p = f"{key}.idle.{lens}"
+            surv = r.numbers[f"{p}.n_survivors"]
+            rows.append([_model_name(r, key), LENS_LABELS[lens], r.cite(f"{p}.n_survivors", "int"),
+                         _ci(r, f"{p}.median_ratio_survivors", "ratio:2") if surv else "—",
+                         _ci(r, f"{p}.median_ratio_others", "ratio:2"),
+                         _ci(r, f"{p}.median_effect_survivors", "sci:1"),
+                         _ci(r, f"{p}.median_effect_others", "sci:1"),
+                         r.cite(f"{p}.idle", "yesno"),
+                         f"{r.cite(f'{p}.weighted_rows_above', 'int')} of {r.cite(f'{p}.weighted_n_rows', 'int')} "
+                         f"({'adopted' if r.numbers[f'{p}.weighted_adopted'] else 'not adopted'})"])
+    return md_table(["Model", "Lens", "Held-out rows above 50 %", "Their head's bound ratio (median)",
+                     "Other rows' (median)", "Their head effect (median)", "Other rows'", "Idle heads (study.yml's test)",
+                     "Effect-weighted rule (post hoc): rows above 50 %"], rows)
+
+
+def truth_agreement(r) -> str:
+    """Part 8's measures, reference against oracle (largest differences, oracle's sentences)."""
+    rows = []
+    for key in r.results["models"]:
+        c = lambda k, fmt=NOISE: r.cite(f"{key}.truth.agreement.{k}", fmt)
+        rows.append([_model_name(r, key), c("sentences", "int"), c("zeroing_sentences", "int"), c("max_abs_ablation_share"),
+                     c("max_abs_effect"), c("max_abs_kobayashi2021"), c("max_abs_alti"), c("max_abs_value_zeroing"),
+                     c("max_abs_bound_ratio")])
+    return md_table(["Model", "Sentences", "... with value zeroing", "Ablation sink share", "Effects (1 − cos)",
+                     "ATB+RES+LN rows", "ALTI rows", "Value-zeroing rows", "Bound ratio"], rows)
+
+
+def harmful_rows(r, model: str, n: int = 15) -> str:
+    """The held-out rows whose sink moves the word most (alpha's head), each under every reading."""
+    rows_ = r.results["models"][model]["rows"]
+    test = set(r.results["models"][model]["halves"]["test"])
+    order = sorted((i for i, s in enumerate(rows_["sentence"]) if s in test and rows_["alpha"]["sink_effect"][i] is not None),
+                   key=lambda i: -rows_["alpha"]["sink_effect"][i])
+    out = []
+    for i in order[:n]:
+        s, w = rows_["sentence"][i], rows_["word_index"][i]
+        p = f"{model}.row.s{s}.w{w}"
+        vz = rows_["value_zeroing"]["sink_share"][i]
+        out.append([_row_link(r, model, s, w, "alpha"), r.cite(f"{p}.alpha.word", "text"),
+                    f"L{r.cite(f'{p}.alpha.layer', 'int')}H{r.cite(f'{p}.alpha.head', 'int')}",
+                    r.cite(f"{p}.alpha.sink_effect", "sci:1"), r.cite(f"{p}.alpha.ablation_share", "pct:1"),
+                    r.cite(f"{p}.alpha.sink_share", "pct:1"), r.cite(f"{p}.value_norm.alpha_head_sink", "pct:1"),
+                    r.cite(f"{p}.kobayashi2021.sink_share", "pct:1"), r.cite(f"{p}.alti.sink_share", "pct:1"),
+                    r.cite(f"{p}.value_zeroing.sink_share", "pct:1") if vz is not None else "not sampled"])
+    return md_table(["Sentence", "Word", "Head (α)", "Sink effect", "Ablation sink share", "Sink α", "Sink ‖αv‖ (same head)",
+                     "Sink ATB+RES+LN", "Sink ALTI", "Sink value zeroing"], out)
+
+
 TABLES = {
     f.__name__: f
     for f in (provenance, agreement, lens_summary, halves, halves_intervals, ratios, ratios_by_layer, per_layer,
               layer_picks, survivors, survivor_heads, worst_rows, depth, verdicts, checks, anchors, rollout,
-              rollout_displayed, rollout_ranking, flip_summary, flips, mutant, corpus, tokens)
+              rollout_displayed, rollout_ranking, rollout_baselines, sensitivity, sensitivity_survivors, near_ties,
+              flip_summary, flip_sets, flip_top_heads, flips, mutant, corpus, tokens,
+              truth_verdicts, tracking, ablation, ablation_lenses, fixes, idle_heads, truth_agreement, harmful_rows)
 }

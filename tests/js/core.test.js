@@ -78,7 +78,7 @@ test("punctuation share: the full row's weight on punctuation words, the word it
   assert.deepEqual(core.shownWords([false, true, false, true]), [0, 2]);
 });
 
-test("head rule: largest displayed weight; ties to the lowest layer, then head; positional heads skipped", () => {
+test("head rule: largest displayed weight; near-ties to the lowest layer, then head; positional heads skipped", () => {
   // 2 layers x 2 heads; words a, b, c. Word a's displayed top weight per head:
   const rowFor = (top) => [0.1, 0.0, 0.8 * top, 0.8 * (1 - top), 0.1]; // [CLS], a, b, c, [SEP]
   const T = 5, heads = [[0.6, 0.9], [0.9, 0.7]];  // (0,1) and (1,0) tie at 0.9
@@ -88,10 +88,14 @@ test("head rule: largest displayed weight; ties to the lowest layer, then head; 
   }
   const s = new core.Sentence({ word_ids: [null, 0, 1, 2, null], words: ["a", "b", "c"], punct: [false, false, false],
     n_layers: 2, n_heads: 2, alpha: Float64Array.from(alpha), value_norm: Array(20).fill(1), output_norm: Array(20).fill(1) });
-  assert.deepEqual(s.chooseHeads("alpha", [0], new Set()), [[0, 1]]);          // the tie goes to layer 0
-  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1"])), [[1, 0]]);   // excluded: the other 0.9
-  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1", "1.0"])), [[1, 1]]);
-  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.0", "0.1", "1.0", "1.1"])), [[0, 0]]); // all excluded: the first
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(), 0), [[0, 1]]);          // the tie goes to layer 0
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1"]), 0), [[1, 0]]);   // excluded: the other 0.9
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1", "1.0"]), 0), [[1, 1]]);
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.0", "0.1", "1.0", "1.1"]), 0), [[0, 0]]); // all excluded: the first
+  // (1,1) at 0.7 is 0.2 below the best 0.9: within a tolerance of 0.25 it ties, and (0,1) still wins
+  // as the first; with (0,1) and (1,0) excluded, (1,1) at 0.7 is best and (0,0) at 0.6 is within 0.15.
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1", "1.0"]), 0.15), [[0, 0]]);
+  assert.deepEqual(s.chooseHeads("alpha", [0], new Set(["0.1", "1.0"]), 0.05), [[1, 1]]);
 });
 
 test("alpha decodes from base64 uint16 little-endian, value / 65535", () => {
@@ -103,4 +107,34 @@ test("alpha decodes from base64 uint16 little-endian, value / 65535", () => {
 
 test("shape errors name the array", () => {
   assert.throws(() => sentence(TOKENS, { value_norm: [1, 1] }), /value_norm has 2 values, expected 5/);
+});
+
+// Part 8 (model/truth.py, model/views.py): a fix's token rows arrive normalized, 16 bits like
+// alpha, and fold like alpha; value zeroing arrives as word rows for one layer; the ablation
+// ground truth as a lookup by (word, layer, head).
+const quantized = (rows) => {
+  const q = new Uint8Array(rows.flat().length * 2);
+  rows.flat().forEach((x, i) => { const v = Math.round(x * core.QUANT); q[2 * i] = v & 255; q[2 * i + 1] = v >> 8; });
+  return Buffer.from(q).toString("base64");
+};
+
+test("a fix's row folds its normalized token rows as alpha's, and its sink share counts the word itself", () => {
+  const fix = [[1, 0, 0, 0, 0], [0.5, 0.25, 0.25, 0, 0], [0.25, 0.25, 0.25, 0.25, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]];
+  const s = sentence(TOKENS, { fixes: { alti: quantized(fix) } });
+  const r = s.row("alti", 0, 0, 0);
+  // "unreal": mean of its two token rows -> [CLS] .375, unreal (.5 + .5) / 2 = .5, cat .125, [SEP] 0
+  close(r.raw, [0.375, 0.5, 0.125, 0.0], 1e-4);
+  assert.ok(Math.abs(r.sink - 0.375) < 1e-4 && Math.abs(r.self - 0.5) < 1e-4);
+  assert.equal(s.row("kobayashi2021", 0, 0, 0), null); // not in the file: not measured
+});
+
+test("value zeroing is a word row for one layer only; the ablation is looked up by its head", () => {
+  const s = sentence(TOKENS, {
+    value_zeroing: [[1, 0, [0.1, 0.2, 0.6, 0.1]]],
+    ablation: [[1, 0, 0, 0.25, 0.001, 0.003, 0.004]],
+  });
+  close(s.row("value_zeroing", 0, 0, 1).raw, [0.1, 0.2, 0.6, 0.1]);
+  assert.equal(s.row("value_zeroing", 0, 0, 0), null);
+  assert.deepEqual(s.ablation(1, 0, 0), { share: 0.25, sink: 0.001, content: 0.003, head: 0.004 });
+  assert.equal(s.ablation(1, 0, 1), null);
 });

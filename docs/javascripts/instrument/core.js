@@ -10,7 +10,8 @@
 //   displayed row  the word columns without the word's own, renormalized; content mass
 //                  is what they summed to before that (all zeros when it is 0)
 //   head rule      positional heads excluded; then the head whose displayed row has the
-//                  largest single weight; ties to the lowest layer, then head
+//                  largest single weight; heads within the tie tolerance of the best
+//                  tie, and a tie goes to the lowest layer, then head
 // Plain functions of typed arrays; no DOM. Loaded by the page, the runtime's worker and
 // Node's test runner (tests/js/).
 (function (root, factory) {
@@ -21,6 +22,7 @@
   "use strict";
 
   const QUANT = 65535; // model/views.py: alpha published as round(alpha * 65535)
+  const FIXES = new Set(["kobayashi2021", "alti", "value_zeroing"]); // model/truth.py FIXES
 
   /** base64 of little-endian uint16 -> Float32Array of q / 65535. */
   function decodeAlpha(text, count) {
@@ -88,10 +90,46 @@
       return out;
     }
 
-    /** Everything the page says about word w's row on head (l, h) under a lens. */
+    /**
+     * Part 8's fixes (model/truth.py), corpus sentences only: word w's full row in layer l
+     * under a fix, or null where it was not measured. kobayashi2021 and alti arrive as
+     * token rows normalized to 1 ([L*T*T], 16 bits, like alpha), folded here as alpha is;
+     * value zeroing as word rows, for the layer of the head alpha opens, on a sample.
+     */
+    fixRow(fix, l, w) {
+      const { T, K, col, size } = this.wm;
+      if (fix === "value_zeroing") {
+        const hit = (this.data.value_zeroing || []).find(([word, layer]) => word === w && layer === l);
+        return hit ? Float64Array.from(hit[2]) : null;
+      }
+      const text = this.data.fixes && this.data.fixes[fix];
+      if (!text) return null;
+      this.fixCache = this.fixCache || {};
+      const m = this.fixCache[fix] || (this.fixCache[fix] = decodeAlpha(text, this.L * T * T));
+      const out = new Float64Array(K), wids = this.data.word_ids;
+      for (let i = 0; i < T; i++) {
+        if (wids[i] !== w) continue;
+        const a = (l * T + i) * T;
+        let sum = 0;
+        for (let j = 0; j < T; j++) sum += m[a + j];
+        for (let j = 0; j < T; j++) out[col[j]] += m[a + j] / (sum * size[w]);
+      }
+      return out;
+    }
+
+    /** The ablation ground truth of word w's row on head (l, h), if the build measured it:
+     *  {share, sink, content, head} (the effects are cosine distances). */
+    ablation(w, l, h) {
+      const hit = (this.data.ablation || []).find(([word, layer, head]) => word === w && layer === l && head === h);
+      return hit ? { share: hit[3], sink: hit[4], content: hit[5], head: hit[6] } : null;
+    }
+
+    /** Everything the page says about word w's row on head (l, h) under a lens (or a fix:
+     *  its row in layer l; null where the fix was not measured). */
     row(lens, l, h, w) {
       const { nWords, K } = this.wm;
-      const raw = this.wordRow(lens, l, h, w);
+      const raw = FIXES.has(lens) ? this.fixRow(lens, l, w) : this.wordRow(lens, l, h, w);
+      if (raw == null) return null;
       const { shown, mass } = displayed(raw, w);
       let punct = 0;
       for (let k = 0; k < nWords; k++) if (k !== w && this.punct[k]) punct += raw[k + 1];
@@ -101,20 +139,23 @@
       };
     }
 
-    /** The head rule for every shown word: [[layer, head], ...]; `excluded` holds "l.h" keys. */
-    chooseHeads(lens, shownWords, excluded) {
+    /** The head rule for every shown word: [[layer, head], ...]; `excluded` holds "l.h" keys;
+     *  heads within `tieTolerance` of the best score tie, and the first of them (lowest
+     *  layer, then head) wins. */
+    chooseHeads(lens, shownWords, excluded, tieTolerance) {
       const { nWords } = this.wm;
-      const best = shownWords.map(() => ({ score: -Infinity, lh: null }));
+      const scores = []; // [L * nh][shown], layer-major
       for (let l = 0; l < this.L; l++) {
         for (let h = 0; h < this.nh; h++) {
           const skip = excluded.has(`${l}.${h}`);
-          shownWords.forEach((w, i) => {
-            const score = skip ? -1 : strongest(this.wordRow(lens, l, h, w), w, nWords);
-            if (score > best[i].score) best[i] = { score, lh: [l, h] }; // strictly greater: the first maximum wins
-          });
+          scores.push(shownWords.map((w) => (skip ? -1 : strongest(this.wordRow(lens, l, h, w), w, nWords))));
         }
       }
-      return best.map((b) => b.lh);
+      return shownWords.map((_, i) => {
+        const best = Math.max(...scores.map((s) => s[i]));
+        const first = scores.findIndex((s) => s[i] >= best - tieTolerance);
+        return [Math.floor(first / this.nh), first % this.nh];
+      });
     }
   }
 
@@ -142,5 +183,5 @@
     return out;
   }
 
-  return { QUANT, decodeAlpha, wordMap, Sentence, displayed, shownWords };
+  return { QUANT, FIXES, decodeAlpha, wordMap, Sentence, displayed, shownWords };
 });

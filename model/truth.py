@@ -1,0 +1,607 @@
+"""Part 8 on the displayed rows: what [CLS] and [SEP] really do, and the later fixes.
+
+Definitions are in docs/study.yml (`ground_truth`, `later_fixes`, and the amendments after
+them); the arithmetic is `ground_truth.py` (the PyTorch reference) and
+`oracle_ground_truth.py` (the oracle). This module asks them for the rows the instrument
+displays and reduces what they return:
+
+- the ablation ground truth, on the head each lens opens: the effect on the word of
+  removing the sink's part of the head's output, the content's part, the whole head; the
+  ablation sink share sink / (sink + content); a row is harmful when its sink effect is
+  above the median head effect of the model's displayed rows (alpha, every sentence);
+- the fixes (Kobayashi 2021, ALTI, value zeroing) as lenses: the word's row in the layer
+  of the head the instrument opens under alpha, folded to words like alpha, its sink
+  share with the word's own column in the denominator (registered) and among the other
+  words (added), under the registered stop rule;
+- which reading's sink share tracks the ablation sink share (Spearman) and ranks the
+  harmful rows first (ROC AUC), on the held-out rows;
+- the idle-head test: each head's bound on its effect on the word,
+  sum_j alpha_wj ||f(x_j)||, over that word's median head's; the survivors of each norm
+  lens against the other rows; and the effect-weighted head rule (chosen after seeing the
+  reader's numbers, labelled so).
+
+Every statistic of the articles is on the held-out half, with a bootstrap interval over
+sentences; the verdicts read every displayed row (value zeroing: its sample's).
+"""
+from __future__ import annotations
+
+import copy
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from scipy import stats as sps
+from threadpoolctl import threadpool_limits
+
+from . import instrument, timing
+from .bootstrap import Resampler
+from .corpus import Corpus, Displayed, displayed
+from .instrument import LENSES
+
+FIXES = ("kobayashi2021", "alti", "value_zeroing")
+FIX_LABELS = {"kobayashi2021": "ATB+RES+LN", "alti": "ALTI", "value_zeroing": "value zeroing"}
+FIX_TITLES = {
+    "kobayashi2021": "Kobayashi et al. 2021: the attention block with its residual and LayerNorm, all heads (the layer of α's head)",
+    "alti": "ALTI, Ferrando et al. 2022: each token's part of the attention block's output, by L1 distance (the layer of α's head)",
+    "value_zeroing": "value zeroing, Mohebbi et al. 2023: how far the word's layer output moves when a token's value vectors are zeroed (the layer of α's head)",
+}
+TRACKED = (*LENSES, *FIXES)   # the readings whose sink share is held to the ground truth
+CHEAP = ("kobayashi2021", "alti")   # computed on every layer: the strongest-layer sensitivity
+
+
+# -- the reference's layer inputs, kept on disk -------------------------------------------------
+
+class LayerInputs:
+    """Every sentence's layer inputs, [L, T, C] float32, in a temporary file (deleted on
+    close): written during the reference's one pass (activations.from_reference), read
+    back one sentence at a time. Kept in memory they would be a second copy of the
+    corpus's activations (0.27 GB on all-mpnet-base-v2); recomputed, a second forward
+    pass (more than a minute on it)."""
+
+    def __init__(self):
+        self.file = tempfile.TemporaryFile()
+        self.where: dict[int, tuple[int, tuple[int, ...]]] = {}   # sentence -> (byte offset, shape)
+
+    def write(self, sentence: int, layers: list[np.ndarray]) -> None:
+        """layers: L x [T, C], written one after the other (no stacked copy)."""
+        self.file.seek(0, 2)
+        self.where[sentence] = (self.file.tell(), (len(layers), *layers[0].shape))
+        for x in layers:
+            self.file.write(np.ascontiguousarray(x, dtype=np.float32).tobytes())
+
+    def read(self, sentence: int, layer: int | None = None) -> np.ndarray:
+        """[L, T, C], or one layer's [T, C]."""
+        offset, shape = self.where[sentence]
+        if layer is not None:
+            offset, shape = offset + 4 * layer * int(np.prod(shape[1:])), shape[1:]
+        self.file.seek(offset)
+        buf = bytearray(4 * int(np.prod(shape)))   # writable: torch.from_numpy warns on a read-only array
+        self.file.readinto(buf)
+        return np.frombuffer(buf, dtype=np.float32).reshape(shape)
+
+    def close(self) -> None:
+        self.file.close()
+
+    def __enter__(self) -> "LayerInputs":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# -- what each sentence is asked for ------------------------------------------------------------
+
+def asks(corpus: Corpus, rows: dict[str, Displayed], ablation: set[int], zeroing: set[int]) -> list:
+    """Per sentence, a ground_truth.Ask: in the ablation sample, the (word, layer, head) of
+    every lens's displayed row (each once); in the value-zeroing sample, every word's alpha
+    layer; every sentence, the fixes' matrices."""
+    from .ground_truth import Ask
+
+    out = []
+    for i, tok in enumerate(corpus.toks):
+        tokens = [[t for t, w in enumerate(tok.word_ids) if w == word] for word in range(len(tok.words))]
+        heads: dict[tuple[int, int, int], None] = {}
+        for lens in LENSES if i in ablation else ():
+            d = rows[lens]
+            m = d.sentence == i
+            for w, l, h in zip(d.word[m], d.layer[m], d.head[m]):
+                heads[(int(w), int(l), int(h))] = None
+        a = rows["alpha"]
+        m = a.sentence == i
+        vz = [(int(w), int(l)) for w, l in zip(a.word[m], a.layer[m])] if i in zeroing else []
+        out.append(Ask(tokens, list(heads), vz))
+    return out
+
+
+@dataclass
+class Folded:
+    """One sentence's measures, reduced to what the rows and the pages read."""
+    effects: dict[tuple[int, int, int], np.ndarray]   # (word, layer, head) -> [4]: sink, content, content without the word, head
+    fixes: dict[str, np.ndarray]                       # kobayashi2021, alti -> [L, T, T] rows normalized (float32)
+    fix_rows: dict[str, np.ndarray]                    # kobayashi2021, alti -> [L, n_words, K] word rows
+    zeroing: dict[int, np.ndarray]                     # word -> its value-zeroing word row [K]
+    zeroing_layer: dict[int, int] = field(default_factory=dict)   # word -> the layer of that row
+
+
+def _normalized(m: np.ndarray) -> np.ndarray:
+    total = m.sum(axis=-1, keepdims=True)
+    return m / np.where(total > 0, total, 1.0)
+
+
+def fold(truth, ask, wm: instrument.WordMap) -> Folded:
+    """A ground_truth.SentenceTruth -> `Folded`: token rows normalized to 1, then folded to
+    words as the instrument folds alpha (mean of the word's rows, sum of its columns)."""
+    raw = {"kobayashi2021": truth.kobayashi, "alti": truth.alti}
+    fixes = {name: _normalized(m).astype(np.float32) for name, m in raw.items() if m is not None}
+    return Folded(
+        effects={key: e for key, e in zip(ask.heads, truth.effects)},
+        fixes=fixes,
+        fix_rows={name: instrument.word_rows(m.astype(np.float64), wm).astype(np.float32) for name, m in fixes.items()},
+        zeroing={w: (_normalized(z).mean(axis=0) @ wm.cols) for (w, _), z in zip(ask.zeroing, truth.zeroing)},
+        zeroing_layer=dict(ask.zeroing),
+    )
+
+
+def ablation_share(e: np.ndarray, content: int = 1) -> float:
+    """effect(sink) / (effect(sink) + effect(content)); 0 when both are 0 (study.yml)."""
+    total = e[0] + e[content]
+    return float(e[0] / total) if total > 0 else 0.0
+
+
+# -- the idle-head bound --------------------------------------------------------------------------
+
+def bound_ratios(alpha: np.ndarray, output_norm: np.ndarray, wm: instrument.WordMap) -> np.ndarray:
+    """[L, nh, n_words]: sum_j alpha_ij ||f_j|| (the mean over the word's tokens i), over
+    the median of that bound over every head, for the same word."""
+    bound = np.einsum("wt,lnt->lnw", wm.rows, np.einsum("lnij,lnj->lni", alpha, output_norm))
+    L, nh, n = bound.shape
+    return bound / np.median(bound.reshape(L * nh, n), axis=0)
+
+
+# -- results --------------------------------------------------------------------------------------
+
+@dataclass
+class AblationStats:
+    """The ground truth on the held-out rows, on the head one lens opens."""
+    lens: str
+    n_rows: int
+    median_share: float
+    median_share_lo: float
+    median_share_hi: float
+    above_50: int
+    above_50_share: float
+    above_50_share_lo: float
+    above_50_share_hi: float
+    median_sink_effect: float
+    median_content_effect: float
+    median_head_effect: float
+    median_head_effect_lo: float
+    median_head_effect_hi: float
+    harmful: int
+    harmful_share: float
+    harmful_share_lo: float
+    harmful_share_hi: float
+    registered_median_sink: float          # the same rows' registered sink share, for comparison
+    median_share_without_word: float | None = None   # sensitivity: content without the word's own tokens (alpha)
+
+
+@dataclass
+class FixStats:
+    """A later fix read as a lens on the row the instrument opened under alpha."""
+    fix: str
+    n_sentences: int        # the sentences it is measured on (value zeroing: a sample)
+    n_rows: int             # held-out rows among them
+    median_sink: float
+    median_sink_lo: float
+    median_sink_hi: float
+    median_sink_other: float          # added: among the other words (own column dropped)
+    median_sink_other_lo: float
+    median_sink_other_hi: float
+    median_self: float                # the word's own column
+    median_self_lo: float
+    median_self_hi: float
+    above_50_share: float
+    above_50_share_lo: float
+    above_50_share_hi: float
+    above_50_other_share: float
+    # The stop rule, as registered, on every displayed row measured (both halves):
+    rows_above: int
+    n_rows_all: int
+    adopted: bool
+    rows_above_other: int             # added: the sink share among the other words
+    adopted_other: bool
+    # Sensitivity (Kobayashi 2021 and ALTI only): the layer of the strongest displayed arrow
+    strongest_median_sink: float | None = None
+    strongest_rows_above: int | None = None
+    strongest_adopted: bool | None = None
+
+
+@dataclass
+class Tracking:
+    lens: str
+    n_rows: int
+    n_harmful: int
+    spearman: float
+    spearman_lo: float
+    spearman_hi: float
+    auc: float
+    auc_lo: float
+    auc_hi: float
+
+
+@dataclass
+class IdleHeads:
+    """Under one norm lens: do its surviving rows sit on heads that do little to their word?"""
+    lens: str
+    n_survivors: int                  # held-out rows above half on the head this lens opens
+    median_ratio_survivors: float
+    median_ratio_survivors_lo: float
+    median_ratio_survivors_hi: float
+    median_ratio_others: float
+    median_ratio_others_lo: float
+    median_ratio_others_hi: float
+    median_effect_survivors: float    # the measured head effect on those rows
+    median_effect_survivors_lo: float
+    median_effect_survivors_hi: float
+    median_effect_others: float
+    median_effect_others_lo: float
+    median_effect_others_hi: float
+    idle: bool                        # study.yml's decision
+    # The effect-weighted rule (chosen after seeing the reader's numbers):
+    weighted_rows_above: int
+    weighted_n_rows: int
+    weighted_adopted: bool
+    weighted_median_sink: float
+    weighted_median_sink_lo: float
+    weighted_median_sink_hi: float
+    weighted_above_50_share: float
+    weighted_above_50_share_lo: float
+    weighted_above_50_share_hi: float
+    weighted_same_head_share: float   # rows on the head the registered rule opens
+
+
+@dataclass
+class Agreement:
+    """Reference against oracle, on the oracle's sentences (largest absolute difference)."""
+    sentences: int
+    zeroing_sentences: int
+    max_abs_ablation_share: float
+    max_abs_effect: float             # the effects themselves (cosine distances)
+    max_abs_kobayashi2021: float      # normalized token rows
+    max_abs_alti: float
+    max_abs_value_zeroing: float
+    max_abs_bound_ratio: float
+
+
+@dataclass
+class GroundTruth:
+    harmful_threshold: float                  # the median head effect, alpha rows, every sentence of the sample
+    ablation_every: int                       # the ablation's sample: every n-th sentence
+    n_ablation_sentences: int
+    value_zeroing_every: int
+    n_zeroing_sentences: int
+    ablation: dict[str, AblationStats]
+    fixes: dict[str, FixStats]
+    tracking: dict[str, Tracking]
+    idle: dict[str, IdleHeads]
+    bound_effect_spearman: float              # the bound ratio against the measured head effect (alpha's head)
+    bound_effect_spearman_lo: float
+    bound_effect_spearman_hi: float
+    agreement: Agreement | None = None        # reference against oracle (checks.py fills it in)
+
+
+@dataclass
+class Measured:
+    """The reference's measures of one model, kept for the oracle's check and the views."""
+    asks: list
+    folded: list[Folded]
+    ratios: list[np.ndarray]                  # per sentence, bound_ratios [L, nh, n_words]
+    ablation: list[int]                       # the ablation sample
+    zeroing: list[int]                        # the value-zeroing sample
+    table: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)   # row_table
+    results: GroundTruth | None = None
+
+
+# -- running the reference ---------------------------------------------------------------------
+
+def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, ablation: list[int],
+                  zeroing: list[int]) -> Measured:
+    """The PyTorch reference on every sentence, its layer inputs read back from `inputs`."""
+    from . import ground_truth as gt
+
+    with timing.stage("ground truth"):
+        L = ckpt.config.n_layer
+        todo = asks(corpus, rows, set(ablation), set(zeroing))
+        out = [gt.empty(ask, L, len(tok.ids)) for ask, tok in zip(todo, corpus.toks)]
+        with gt.one_thread():
+            for l in range(L):   # layer by layer: one layer's float64 weights at a time
+                w, w32 = gt.layer_weights(ckpt, l), gt.layer_weights(ckpt, l, np.float32)
+                for i, ask in enumerate(todo):
+                    if l in gt.layers_needed(ask, L):
+                        gt.layer(w, l, inputs.read(i, l), corpus.acts[i].stored_alpha[l], ask, out[i], w32)
+        folded = [fold(truth, ask, wm) for truth, ask, wm in zip(out, todo, corpus.wms)]
+        ratios = [bound_ratios(a.alpha, a.output_norm, wm) for a, wm in zip(corpus.acts, corpus.wms)]
+    return Measured(todo, folded, ratios, ablation, zeroing)
+
+
+# -- per displayed row ----------------------------------------------------------------------------
+
+def row_table(corpus: Corpus, rows: dict[str, Displayed], t: Measured) -> dict[str, dict[str, np.ndarray]]:
+    """Per lens (and per fix), the ground-truth columns of every displayed row, in the
+    displayed rows' order (NaN where value zeroing was not measured)."""
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for lens in LENSES:
+        d = rows[lens]
+        e = np.stack([t.folded[s].effects.get((int(w), int(l), int(h)), np.full(4, np.nan))
+                      for s, w, l, h in zip(d.sentence, d.word, d.layer, d.head)])   # NaN: not in the sample
+        out[lens] = {
+            "sink_effect": e[:, 0], "content_effect": e[:, 1], "head_effect": e[:, 3],
+            "ablation_share": np.array([ablation_share(x) if not np.isnan(x[0]) else np.nan for x in e]),
+            "ablation_share_without_word": np.array([ablation_share(x, 2) if not np.isnan(x[0]) else np.nan for x in e]),
+            "bound_ratio": np.array([t.ratios[s][l, h, w] for s, w, l, h in zip(d.sentence, d.word, d.layer, d.head)]),
+        }
+    a = rows["alpha"]
+    for fix in FIXES:
+        full = []
+        for s, w, l in zip(a.sentence, a.word, a.layer):
+            if fix in CHEAP:
+                full.append(t.folded[s].fix_rows[fix][l, w].astype(np.float64))
+            else:
+                full.append(t.folded[s].zeroing.get(int(w)))
+        cols = {"layer": a.layer.astype(float), "sink_share": np.full(len(full), np.nan),
+                "sink_share_other": np.full(len(full), np.nan), "self_share": np.full(len(full), np.nan)}
+        for r, (row, w) in enumerate(zip(full, a.word)):
+            if row is not None:
+                sink, own = row[0] + row[-1], row[w + 1]
+                cols["sink_share"][r], cols["self_share"][r] = sink, own
+                cols["sink_share_other"][r] = sink / (1.0 - own) if own < 1 else 0.0
+        if fix in CHEAP:   # sensitivity: the layer of the strongest displayed arrow
+            strongest, sink = [], []
+            tops = {}
+            for s, w in zip(a.sentence, a.word):
+                if s not in tops:   # [L, n_words]: each layer's displayed row's largest weight
+                    tops[s] = instrument.displayed_rows(t.folded[s].fix_rows[fix].astype(np.float64),
+                                                        corpus.wms[s])[0].max(axis=-1)
+                l = int(np.argmax(tops[s][:, w]))                            # first maximum: the lowest layer
+                strongest.append(l)
+                sink.append(float(instrument.sink_share(t.folded[s].fix_rows[fix][l, w].astype(np.float64), corpus.wms[s])))
+            cols["strongest_layer"], cols["strongest_sink_share"] = np.array(strongest, float), np.array(sink)
+        out[fix] = cols
+    return out
+
+
+# -- statistics ------------------------------------------------------------------------------------
+
+def _units(sentence: np.ndarray, sentences: list[int]) -> np.ndarray:
+    pos = np.full(max(sentences, default=0) + 1, -1)
+    pos[sentences] = np.arange(len(sentences))
+    return pos[sentence]
+
+
+def _sample_resampler(sentence: np.ndarray, like: Resampler) -> tuple[np.ndarray, Resampler]:
+    """(units, resampler) over the sentences these rows come from: value zeroing's sample,
+    resampled by itself with the study's settings (a draw of the whole half could hold none
+    of it)."""
+    sentences = sorted({int(s) for s in sentence})
+    return _units(sentence, sentences), Resampler(len(sentences), like.counts.shape[0], like.seed, like.level)
+
+
+def _drawing(unit: np.ndarray, rs: Resampler) -> Resampler:
+    """The resamples that draw at least one of these rows' sentences (a subset of rows, such
+    as the survivors, can be absent from a resample of a small corpus)."""
+    present = rs.counts[:, np.unique(unit)].sum(axis=1) > 0
+    if present.all():
+        return rs
+    sub = copy.copy(rs)
+    sub.counts = rs.counts[present]
+    return sub
+
+
+def _median(x, unit, rs: Resampler) -> tuple[float, float, float]:
+    if len(x) == 0:
+        return (float("nan"),) * 3
+    return (float(np.median(x)), *_drawing(unit, rs).median(x, unit))
+
+
+def _share(flags, unit, rs: Resampler) -> tuple[float, float, float]:
+    if len(flags) == 0:
+        return (float("nan"),) * 3
+    return (float(np.mean(flags)), *_drawing(unit, rs).share(flags, unit))
+
+
+def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: dict, test: list[int],
+              resampler: Resampler, threshold: float, excluded: dict[str, np.ndarray], every: dict[str, int],
+              tie_tolerance: float) -> GroundTruth:
+    """The statistics of the held-out rows. What reads the ablation reads its sample's rows,
+    resampled over the sample's own held-out sentences (value zeroing: its own sample's)."""
+    a = rows["alpha"]
+    m = a.where(test)
+    unit = _units(a.sentence[m], test)
+    sampled = ~np.isnan(table["alpha"]["head_effect"])                 # the ablation sample's rows
+    ms = m & sampled
+    u_s, rs_s = _sample_resampler(a.sentence[ms], resampler)
+    harmful_at = float(np.median(table["alpha"]["head_effect"][sampled]))   # every sentence of the sample
+    harmful = table["alpha"]["sink_effect"] > harmful_at
+
+    ablation = {}
+    for lens in LENSES:
+        c = table[lens]
+        share, sinkfx, headfx = c["ablation_share"][ms], c["sink_effect"][ms], c["head_effect"][ms]
+        hurt = (c["sink_effect"] > harmful_at)[ms]
+        s = AblationStats(
+            lens, int(ms.sum()), *_median(share, u_s, rs_s), int((share > threshold).sum()),
+            *_share(share > threshold, u_s, rs_s), float(np.median(sinkfx)),
+            float(np.median(c["content_effect"][ms])), *_median(headfx, u_s, rs_s), int(hurt.sum()),
+            *_share(hurt, u_s, rs_s), float(np.median(rows[lens].sink[ms])))
+        if lens == "alpha":
+            s.median_share_without_word = float(np.median(c["ablation_share_without_word"][ms]))
+        ablation[lens] = s
+
+    fixes = {}
+    for fix in FIXES:
+        c = table[fix]
+        have = ~np.isnan(c["sink_share"])
+        mm = m & have
+        u, rs = _units(a.sentence[mm], test), resampler
+        if fix not in CHEAP:   # value zeroing: resample the sample's own held-out sentences
+            u, rs = _sample_resampler(a.sentence[mm], resampler)
+        sink, other, own = c["sink_share"][mm], c["sink_share_other"][mm], c["self_share"][mm]
+        above, above_o = c["sink_share"][have] > threshold, c["sink_share_other"][have] > threshold
+        f = FixStats(
+            fix, len({int(s) for s in a.sentence[have]}), int(mm.sum()), *_median(sink, u, rs),
+            *_median(other, u, rs), *_median(own, u, rs), *_share(sink > threshold, u, rs),
+            float(np.mean(other > threshold)), int(above.sum()), int(have.sum()), int(above.sum()) == 0,
+            int(above_o.sum()), int(above_o.sum()) == 0)
+        if fix in CHEAP:
+            f.strongest_median_sink = float(np.median(c["strongest_sink_share"][m]))
+            f.strongest_rows_above = int((c["strongest_sink_share"] > threshold).sum())
+            f.strongest_adopted = f.strongest_rows_above == 0
+        fixes[fix] = f
+
+    truth_share = table["alpha"]["ablation_share"]
+    tracking = {}
+    for lens in TRACKED:
+        if lens in LENSES:   # on alpha's head, read under the lens
+            score = np.array([corpus.rows[s].sink[lens][l, h, w] for s, w, l, h in zip(a.sentence, a.word, a.layer, a.head)])
+        else:
+            score = table[lens]["sink_share"]
+        mm = ms & ~np.isnan(score)
+        u, rs = _sample_resampler(a.sentence[mm], resampler)
+        x, y, flags = score[mm], truth_share[mm], harmful[mm]
+        rho = float(sps.spearmanr(x, y).statistic)
+        both = 0 < flags.sum() < flags.size
+        auc = float(sps.mannwhitneyu(x[flags], x[~flags]).statistic / (flags.sum() * (~flags).sum())) if both else np.nan
+        tracking[lens] = Tracking(lens, int(mm.sum()), int(flags.sum()), rho, *rs.spearman(x, y, u),
+                                  auc, *(rs.auc(x, flags, u) if both else (np.nan, np.nan)))
+
+    idle = {}
+    for lens in LENSES[1:]:
+        d, c = rows[lens], table[lens]
+        surv, surv_s = d.sink[m] > threshold, d.sink[ms] > threshold
+        ratio, effect = c["bound_ratio"][m], c["head_effect"][ms]
+        rs_, ro_ = _median(ratio[surv], unit[surv], resampler), _median(ratio[~surv], unit[~surv], resampler)
+        # The effect-weighted rule (chosen after seeing the reader's numbers): the strongest
+        # arrow, each head's score times its bound ratio for the word.
+        weighted = displayed(corpus, lens, excluded[lens], tie_tolerance, weights=t.ratios)
+        wm_ = weighted.where(test)
+        idle[lens] = IdleHeads(
+            lens, int(surv.sum()), *rs_, *ro_, *_median(effect[surv_s], u_s[surv_s], rs_s),
+            *_median(effect[~surv_s], u_s[~surv_s], rs_s), bool(rs_[0] < 1 and rs_[2] < ro_[1]),
+            int((weighted.sink > threshold).sum()), len(weighted.sink), int((weighted.sink > threshold).sum()) == 0,
+            *_median(weighted.sink[wm_], unit, resampler), *_share(weighted.sink[wm_] > threshold, unit, resampler),
+            float(np.mean((weighted.layer[wm_] == d.layer[m]) & (weighted.head[wm_] == d.head[m]))))
+
+    bound, effect = table["alpha"]["bound_ratio"][ms], table["alpha"]["head_effect"][ms]
+    lo, hi = rs_s.spearman(bound, effect, u_s)
+    return GroundTruth(
+        harmful_threshold=harmful_at, ablation_every=every["ablation"], n_ablation_sentences=len(t.ablation),
+        value_zeroing_every=every["zeroing"], n_zeroing_sentences=len(t.zeroing),
+        ablation=ablation, fixes=fixes, tracking=tracking, idle=idle,
+        bound_effect_spearman=float(sps.spearmanr(bound, effect).statistic),
+        bound_effect_spearman_lo=lo, bound_effect_spearman_hi=hi,
+    )
+
+
+def no_nan(obj):
+    """A dataclass's float fields with NaN (an empty subset's statistic) as None: results
+    are published as JSON, which has no NaN."""
+    for name, value in vars(obj).items():
+        if isinstance(value, float) and np.isnan(value):
+            setattr(obj, name, None)
+        elif isinstance(value, dict):
+            for v in value.values():
+                if hasattr(v, "__dataclass_fields__"):
+                    no_nan(v)
+    return obj
+
+
+def rows_json(table: dict[str, dict[str, np.ndarray]]) -> dict[str, dict[str, list]]:
+    """`row_table` as lists for the results (None where value zeroing was not measured)."""
+    return {name: {k: [None if np.isnan(v) else float(v) for v in col] for k, col in cols.items()}
+            for name, cols in table.items()}
+
+
+def measure(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, study, key: str, excluded: dict[str, np.ndarray],
+            resampler: Resampler) -> Measured:
+    """The reference over the corpus, and its statistics (`Measured.results`)."""
+    ablation, zeroing = study.ablation_sample(key), study.zeroing_sample(key)
+    t = run_reference(ckpt, corpus, rows, inputs, ablation, zeroing)
+    table = t.table = row_table(corpus, rows, t)
+    t.results = no_nan(summarize(corpus, rows, t, table, study.halves["test"], resampler, study.stop_rule.threshold,
+                                 excluded, {"ablation": study.ablation_every.get(key, 1),
+                                            "zeroing": study.value_zeroing_every.get(key, 1)}, study.tie_tolerance))
+    return t
+
+
+# -- the oracle's check --------------------------------------------------------------------------------
+
+def oracle_check(ckpt, t: Measured, sentences: list[int], every: int = 1) -> tuple[Callable, Callable[[], Agreement]]:
+    """(each, done): `each(k, o)` takes the k-th of `sentences`' oracle output (the hook of
+    activations.from_oracle); the oracle's measures run on each of the oracle's batches as
+    it ends, layer by layer (one layer's float64 weights at a time), on the arrays the batch
+    holds anyway, on every `every`-th sentence of the corpus among them (study.yml
+    `truth_oracle_every`); `done()` runs the last and compares everything with the reference."""
+    from . import oracle
+    from . import oracle_ground_truth as ogt
+    from .ground_truth import empty, layers_needed
+
+    L = ckpt.config.n_layer
+    diffs = {k: 0.0 for k in ("share", "effect", "kobayashi2021", "alti", "value_zeroing", "ratio")}
+    zeroed: list[int] = []
+    checked: list[int] = []
+    batch: list[tuple[int, Any]] = []
+
+    def compare(i: int, o, truth) -> None:
+        ask, ref = t.asks[i], t.folded[i]
+        for e_ref, e in zip(ref.effects.values(), truth.effects):
+            diffs["share"] = max(diffs["share"], abs(ablation_share(e_ref) - ablation_share(e)))
+            diffs["effect"] = max(diffs["effect"], float(np.max(np.abs(e_ref - e))))
+        for name, m in (("kobayashi2021", truth.kobayashi), ("alti", truth.alti)):
+            diffs[name] = max(diffs[name], float(np.abs(_normalized(m) - ref.fixes[name]).max()))
+        wm = instrument.word_map(_word_ids(ask))
+        for (w, _), z in zip(ask.zeroing, truth.zeroing):
+            diffs["value_zeroing"] = max(diffs["value_zeroing"],
+                                         float(np.abs(_normalized(z).mean(axis=0) @ wm.cols - ref.zeroing[w]).max()))
+        if ask.zeroing:
+            zeroed.append(i)
+        ratio = bound_ratios(np.stack(o.alpha), np.stack(o.f_norm), wm)
+        diffs["ratio"] = max(diffs["ratio"], float(np.abs(ratio - t.ratios[i]).max()))
+
+    def flush() -> None:
+        # One BLAS thread: small products, on a shared machine a second thread mostly waits
+        # (the oracle's measures of a short corpus ran 50x slower with two).
+        with timing.stage("ground truth"), threadpool_limits(limits=1, user_api="blas"):
+            mine = [(i, o) for i, o in batch if i % every == 0]
+            out = {i: empty(t.asks[i], L, o.alpha[0].shape[-1]) for i, o in mine}
+            for l in range(L) if mine else ():
+                w = ogt.layer_weights(ckpt, l)
+                for i, o in mine:
+                    if l in layers_needed(t.asks[i], L):
+                        ogt.layer(w, l, o, t.asks[i], out[i])
+            for i, o in mine:
+                compare(i, o, out[i])
+            checked.extend(i for i, _ in mine)
+        batch.clear()
+
+    def each(k: int, o) -> None:
+        batch.append((sentences[k], o))
+        if sum(len(o.hidden) for _, o in batch) >= oracle.BATCH_TOKENS:   # the oracle's own batch ends here
+            flush()
+
+    def done() -> Agreement:
+        flush()
+        return Agreement(len(checked), len(zeroed), diffs["share"], diffs["effect"], diffs["kobayashi2021"],
+                         diffs["alti"], diffs["value_zeroing"], diffs["ratio"])
+
+    return each, done
+
+
+def _word_ids(ask) -> list[int | None]:
+    """The sentence's word ids, from the ask's token lists ([CLS] and [SEP] at the ends)."""
+    T = 2 + sum(len(t) for t in ask.tokens)
+    ids: list[int | None] = [None] * T
+    for w, toks in enumerate(ask.tokens):
+        for t in toks:
+            ids[t] = w
+    return ids
