@@ -9,7 +9,7 @@ norm is read through a [hs, hs] Gram matrix, which keeps the forward pass as fas
 `transformers`' (make bench).
 
 Module and parameter names follow `transformers`' BertModel, so a checkpoint's
-tensors load with `load_state_dict(strict=True)` and no renaming (weights.py renames
+tensors load with `load_state_dict(strict=True)` and no renaming (model/weights/ renames
 MPNet's few differently named ones on loading).
 
 MPNet (Song et al. 2020) is the same encoder with three differences, each a line or
