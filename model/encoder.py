@@ -5,8 +5,9 @@ head, the attention probabilities alpha, the value vectors v (value bias include
 f = v W_O^h, the head's slice of the output projection applied to v (output bias
 excluded, as in Kobayashi et al. 2020), so that ||alpha_ij f(x_j)|| can be formed.
 f is [T, C] per head, 12x the size of v; it is formed only when asked for, and its
-norm is read through a [hs, hs] Gram matrix, which keeps the forward pass as fast as
-`transformers`' (make bench).
+norm is read through R_h [hs, hs], a square root of the head's Gram matrix
+(R_h^T R_h = W_O^h^T W_O^h, so ||f|| = ||v R_h^T||), worked out once per model: with it
+the forward pass and the norms are as fast as `transformers`' forward pass alone (make bench).
 
 Module and parameter names follow `transformers`' BertModel, so a checkpoint's
 tensors load with `load_state_dict(strict=True)` and no renaming (model/weights/ renames
@@ -39,6 +40,7 @@ class EncoderOutput:
     alpha: list[torch.Tensor]   # L x [B, nh, T, T] attention probabilities
     value: list[torch.Tensor]   # L x [B, nh, T, hs] v = x W_V + b_V
     W_O: list[torch.Tensor]     # L x [C, nh, hs] each head's slice of the output projection
+    R: list[torch.Tensor]       # L x [nh, hs, hs] R_h^T R_h = W_O^h^T W_O^h (`Attention.head_factors`)
 
     @property
     def f(self) -> list[torch.Tensor]:
@@ -47,12 +49,10 @@ class EncoderOutput:
         return [torch.einsum("bntd,cnd->bntc", v, W) for v, W in zip(self.value, self.W_O)]
 
     def f_norms(self) -> list[torch.Tensor]:
-        """L x [B, nh, T]: ||v W_O^h|| = sqrt(v G v^T) with G = W_O^h^T W_O^h [hs, hs]."""
-        out = []
-        for v, W in zip(self.value, self.W_O):
-            G = torch.einsum("cnd,cne->nde", W, W)                          # [nh, hs, hs]
-            out.append(((v @ G) * v).sum(dim=-1).clamp_min(0).sqrt())    # [B, nh, T]
-        return out
+        """L x [B, nh, T]: ||v W_O^h^T||^2 = v W_O^h^T W_O^h v^T = ||v R_h^T||^2: one [hs, hs]
+        product per token and head, then one norm. Three operations a layer: on two threads
+        each is a synchronisation, which a small batch notices (make bench)."""
+        return [torch.einsum("bntd,ned->bnte", v, R).norm(dim=-1) for v, R in zip(self.value, self.R)]
 
 
 class Embeddings(nn.Module):
@@ -91,8 +91,9 @@ class SelfAttention(nn.Module):
         B, T, C = x.shape
         split = lambda t: t.view(B, T, self.n_head, self.d_head).transpose(1, 2)  # [B, nh, T, hs]
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
-        scores = q @ k.transpose(-2, -1) / self.d_head**0.5  # [B, nh, T, T]
-        alpha = F.softmax(scores + bias, dim=-1)             # padded keys get exactly 0
+        scores = q @ k.transpose(-2, -1)                     # [B, nh, T, T]
+        scores.div_(self.d_head**0.5).add_(bias)             # in place: no second [B, nh, T, T]
+        alpha = F.softmax(scores, dim=-1)                    # padded keys get exactly 0
         return alpha, v
 
 
@@ -108,6 +109,7 @@ class Attention(nn.Module):
         super().__init__()
         self.self = SelfAttention(cfg)
         self.output = SelfOutput(cfg)
+        self._factors: tuple[torch.Tensor, torch.Tensor] | None = None  # (W_O, its R_h): head_factors
 
     def forward(self, x: torch.Tensor, bias: torch.Tensor):
         B, T, C = x.shape
@@ -120,6 +122,24 @@ class Attention(nn.Module):
         """W_O^h: the columns of the output projection that read head h, [C, nh, hs]."""
         C = self.output.dense.weight.shape[0]
         return self.output.dense.weight.detach().view(C, self.self.n_head, self.self.d_head)
+
+    def head_factors(self) -> torch.Tensor:
+        """R_h [nh, hs, hs] with R_h^T R_h = G_h = W_O^h^T W_O^h, the head's Gram matrix:
+        its Cholesky factor (factored in float64); for a head whose slice has rank < hs
+        (G_h only semi-definite), the square root read off G_h's eigenvalues. Worked out
+        once per output projection: a new weight (a replaced parameter; never one edited
+        in place, see `Encoder.from_checkpoint`) gets its own."""
+        W = self.output.dense.weight
+        if self._factors is None or self._factors[0] is not W:
+            W_O = self.head_slices()                                        # [C, nh, hs]
+            G = torch.einsum("cnd,cne->nde", W_O, W_O).double()             # [nh, hs, hs]
+            L, info = torch.linalg.cholesky_ex(G)                          # G = L L^T
+            R = L.mT
+            if info.any():
+                lam, U = torch.linalg.eigh(G)                               # G = U diag(lam) U^T
+                R = lam.clamp_min(0).sqrt()[..., None] * U.mT               # R^T R = G
+            self._factors = (W, R.float())
+        return self._factors[1]
 
 
 class Intermediate(nn.Module):
@@ -226,7 +246,8 @@ class Encoder(nn.Module):
             alphas.append(alpha)
             values.append(v)
         W_O = [layer.attention.head_slices() for layer in self.encoder.layer]
-        return EncoderOutput(hidden=x, alpha=alphas, value=values, W_O=W_O)
+        R = [layer.attention.head_factors() for layer in self.encoder.layer]
+        return EncoderOutput(hidden=x, alpha=alphas, value=values, W_O=W_O, R=R)
 
 
 def pad(batch: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -375,6 +375,28 @@ def test_f_is_head_slice_of_output_projection(ckpt, batch):
     assert d_slice < TOL and d_sum < TOL
 
 
+def test_f_norms_are_the_norms_of_f(l6):
+    """f_norms reads ||f|| through R_h (R_h^T R_h = W_O^h^T W_O^h) without forming f: it
+    is the norm of f formed. A replaced W_O gets factors of its own; a head whose slice
+    has rank < hs (no Cholesky factor: the eigenvalue square root) still reads right."""
+    ids = token_ids(l6, SENTENCES[:2])
+    model = encoder.Encoder.from_checkpoint(l6)
+    out = model(*encoder.pad(ids))
+    d = max(maxdiff(n, f.norm(dim=-1)) for n, f in zip(out.f_norms(), out.f))
+    hs = l6.config.d_head
+    dense = model.encoder.layer[0].attention.output.dense
+    W = dense.weight.detach().clone()       # replaced, not edited: the checkpoint's own array
+    W[:, hs:2 * hs] = 0                     # head 1 reads nothing: its ||f|| is 0
+    W[:, 2 * hs] = W[:, 2 * hs + 1]         # head 2's slice: two equal columns, rank hs - 1
+    dense.weight = torch.nn.Parameter(W, requires_grad=False)
+    out = model(*encoder.pad(ids))
+    norms, f = out.f_norms()[0], out.f[0]
+    assert torch.count_nonzero(norms[:, 1]) == 0 and norms[:, 2].min() > 0
+    d = max(d, maxdiff(norms, f.norm(dim=-1)))
+    record("minilm-l6 f_norms vs the norm of f formed (a replaced, rank-deficient W_O included)", d)
+    assert d < TOL
+
+
 # --------------------------------------------------------------------------- MPNet
 
 
