@@ -50,9 +50,17 @@ class EncoderOutput:
 
     def f_norms(self) -> list[torch.Tensor]:
         """L x [B, nh, T]: ||v W_O^h^T||^2 = v W_O^h^T W_O^h v^T = ||v R_h^T||^2: one [hs, hs]
-        product per token and head, then one norm. Three operations a layer: on two threads
+        product per token and head, then one norm. Two operations a layer: on two threads
         each is a synchronisation, which a small batch notices (make bench)."""
-        return [torch.einsum("bntd,ned->bnte", v, R).norm(dim=-1) for v, R in zip(self.value, self.R)]
+        out = []
+        for v, R in zip(self.value, self.R):
+            B, nh, T, hs = v.shape
+            # v views the value projection [B, T, nh, hs]; as [nh, B*T, hs] it is a view
+            # still (strided), which bmm reads as it lies, without a copy.
+            heads = v.transpose(1, 2).reshape(B * T, nh, hs).transpose(0, 1)  # [nh, B*T, hs]
+            norms = torch.bmm(heads, R.mT).norm(dim=-1)                        # [nh, B*T]
+            out.append(norms.view(nh, B, T).transpose(0, 1))                   # [B, nh, T]
+        return out
 
 
 class Embeddings(nn.Module):
@@ -91,8 +99,9 @@ class SelfAttention(nn.Module):
         B, T, C = x.shape
         split = lambda t: t.view(B, T, self.n_head, self.d_head).transpose(1, 2)  # [B, nh, T, hs]
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
-        scores = q @ k.transpose(-2, -1)                     # [B, nh, T, T]
-        scores.div_(self.d_head**0.5).add_(bias)             # in place: no second [B, nh, T, T]
+        # bias + q k^T / sqrt(hs) in one pass over [B, nh, T, T] (the same floats as dividing,
+        # then adding: 1 * x / y + b)
+        scores = torch.addcdiv(bias, q @ k.transpose(-2, -1), torch.tensor(self.d_head**0.5))
         alpha = F.softmax(scores, dim=-1)                    # padded keys get exactly 0
         return alpha, v
 
