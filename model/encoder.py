@@ -6,8 +6,9 @@ f = v W_O^h, the head's slice of the output projection applied to v (output bias
 excluded, as in Kobayashi et al. 2020), so that ||alpha_ij f(x_j)|| can be formed.
 f is [T, C] per head, 12x the size of v; it is formed only when asked for, and its
 norm is read through R_h [hs, hs], a square root of the head's Gram matrix
-(R_h^T R_h = W_O^h^T W_O^h, so ||f|| = ||v R_h^T||), worked out once per model: with it
-the forward pass and the norms are as fast as `transformers`' forward pass alone (make bench).
+(R_h^T R_h = W_O^h^T W_O^h, so ||f|| = ||v R_h^T||), worked out once per model, which
+keeps the forward pass and its norms about as fast as `transformers`' forward pass
+alone (make bench).
 
 Module and parameter names follow `transformers`' BertModel, so a checkpoint's
 tensors load with `load_state_dict(strict=True)` and no renaming (model/weights/ renames
@@ -49,7 +50,7 @@ class EncoderOutput:
         return [torch.einsum("bntd,cnd->bntc", v, W) for v, W in zip(self.value, self.W_O)]
 
     def f_norms(self) -> list[torch.Tensor]:
-        """L x [B, nh, T]: ||v W_O^h^T||^2 = v W_O^h^T W_O^h v^T = ||v R_h^T||^2: one [hs, hs]
+        """L x [B, nh, T]: ||f||^2 = ||v W_O^h||^2 = v G_h v^T = ||v R_h^T||^2, one [hs, hs]
         product per token and head, then one norm. Two operations a layer: on two threads
         each is a synchronisation, which a small batch notices (make bench)."""
         out = []
