@@ -19,21 +19,28 @@ from . import timing
 from .weights import fingerprint, size_on_disk
 
 CODE_DIR = Path(__file__).parent
+# model/site has a code version of its own (model/site/gate.py's SITE_CODE): a page's
+# wording moving is no reason to measure again.
+NOT_MEASUREMENT_CODE = ("site",)
 # The libraries whose versions can move a number.
 LIBRARIES = ("torch", "numpy", "scipy", "tokenizers", "safetensors", "onnx")
 
 
-def code_digest(folder: Path) -> str:
-    """Digest of the Python sources directly in `folder`: a code version."""
+def code_digest(folder: Path, leave_out: tuple[str, ...] = ()) -> str:
+    """Digest of the Python sources in `folder` and its subfolders, but for the subfolders
+    named in `leave_out`: a code version."""
     h = hashlib.sha256()
-    for path in sorted(folder.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    sources = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*.py")}
+    for name, path in sorted(sources.items()):
+        if name.split("/", 1)[0] not in leave_out:
+            h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
 def code_version() -> str:
-    """The measurement code's version (this package's sources, not the site's)."""
-    return code_digest(CODE_DIR)
+    """The measurement code's version (this package's sources, model/weights/ included;
+    not the site's)."""
+    return code_digest(CODE_DIR, leave_out=NOT_MEASUREMENT_CODE)
 
 
 def library_versions() -> dict[str, str]:
