@@ -171,6 +171,8 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         _put(out, f"{k}.check", m["checks"])
     _put(out, f"{k}.rollout", m["rollout"])
     _flip_set(out, f"{k}.flip", m["flips"])
+    for lens, x in (m["flips"].get("passing_on_null") or {}).items():   # the heads that pass, on the null pairs
+        _put(out, f"{k}.flip.passing_on_null.{lens}", x)
     for name, mutant in m.get("mutant", {}).items():  # deliberately wrong variants (model/mutants.py)
         _put(out, f"{k}.mutant.{name}", mutant)
     _truth(out, k, m.get("ground_truth"))
@@ -179,8 +181,9 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
 def _truth(out: dict, k: str, gt: dict | None) -> None:
     """Part 8 (model/truth.py): `l6.truth.alpha.median_share` (the ablation ground truth on
     the head a lens opens), `l6.fix.alti.rows_above` (a later fix as a lens),
-    `l6.track.alti.spearman` (how it tracks the ground truth), `l6.idle.value_norm.*`, and
-    `l6.truth.agreement.*` (reference against oracle)."""
+    `l6.track.alti.spearman` (how it tracks the ground truth; `l6.track.position.auc`, a
+    lazy baseline), `l6.idle.value_norm.*`, `l6.truth.harmful_rows.*` (what the harmful rows
+    are) and `l6.truth.agreement.*` (reference against oracle)."""
     if not gt:
         return
     _put(out, f"{k}.truth", gt)
@@ -189,6 +192,8 @@ def _truth(out: dict, k: str, gt: dict | None) -> None:
             _put(out, f"{k}.{prefix}.{name}", stats)
     if gt.get("agreement"):
         _put(out, f"{k}.truth.agreement", gt["agreement"])
+    if gt.get("harmful_rows"):   # what the harmful rows are (added after the sceptical reading)
+        _put(out, f"{k}.truth.harmful_rows", gt["harmful_rows"])
 
 
 # The sets of flip pairs analysed, named by the part of their keys after "flip" ("" for every
