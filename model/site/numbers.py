@@ -275,7 +275,7 @@ def md_text(value: Any) -> str:
 
 # -- formats ------------------------------------------------------------------------------
 
-_FORMAT = re.compile(r"^(?:(pct|pp|fixed|ratio|sci):(\d)|(int|text|yesno))(?:~(\d+(?:\.\d*)?(?:e-?\d+)?))?$")
+_FORMAT = re.compile(r"^(?:(pct|pp|fixed|ratio|sci):(\d)|(int|ord|text|yesno))(?:~(\d+(?:\.\d*)?(?:e-?\d+)?))?$")
 
 
 def parse_format(fmt: str) -> tuple[str, int, float | None]:
@@ -285,7 +285,7 @@ def parse_format(fmt: str) -> tuple[str, int, float | None]:
     m = _FORMAT.match(fmt)
     if not m:
         raise NumberError(
-            f"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, text or yesno, "
+            f"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, ord, text or yesno, "
             "optionally followed by ~TOLERANCE (sci:1~1e-5)"
         )
     noise = float(m.group(4)) if m.group(4) else None
@@ -308,10 +308,10 @@ def format_value(key: str, value: Any, fmt: str) -> str:
         raise NumberError(f"{key!r} is text ({value!r}); cite it with format 'text'")
     if kind == "yesno":
         return "yes" if value else "no"
-    if kind == "int":
+    if kind in ("int", "ord"):
         if float(value) != int(value):
-            raise NumberError(f"{key!r} = {value!r} is not a whole number; format 'int' would hide that")
-        return f"{int(value)}"
+            raise NumberError(f"{key!r} = {value!r} is not a whole number; format {kind!r} would hide that")
+        return f"{int(value)}" if kind == "int" else ordinal(int(value))
     if kind == "pct":
         return f"{value * 100:.{digits}f}%"
     if kind == "pp":  # a difference of two shares: percentage points
@@ -323,6 +323,12 @@ def format_value(key: str, value: Any, fmt: str) -> str:
     return f"{value:.{digits}e}"  # sci
 
 
+def ordinal(n: int) -> str:
+    """4 -> "4th", 32 -> "32nd", 11 -> "11th"."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def tolerance(fmt: str, value: Any) -> float:
     """Half the last printed unit: a move below it cannot change what the reader sees
     by more than rounding. Text, yes/no and whole numbers must match exactly. A "~TOL"
@@ -330,7 +336,7 @@ def tolerance(fmt: str, value: Any) -> float:
     kind, digits, noise = parse_format(fmt)
     if noise is not None:
         return noise
-    if kind in ("text", "yesno", "int"):
+    if kind in ("text", "yesno", "int", "ord"):
         return 0.0
     if kind in ("pct", "pp"):
         return 0.5 * 10 ** -(digits + 2)

@@ -611,7 +611,7 @@ def truth_verdicts(r) -> str:
                          "adopted" if r.numbers[f"{p}.adopted"] else "not adopted", "—"])
         for fix, label in FIX_LABELS.items():
             p = f"{key}.fix.{fix}"
-            sample = "α's layer" if fix != "value_zeroing" else f"α's layer, every {r.cite(f'{key}.truth.value_zeroing_every', 'int')}th sentence"
+            sample = "α's layer" if fix != "value_zeroing" else f"α's layer, one sentence in {r.cite(f'{key}.truth.value_zeroing_every', 'int')}"
             rows.append([_model_name(r, key), label, sample,
                          f"{r.cite(f'{p}.rows_above', 'int')} of {r.cite(f'{p}.n_rows_all', 'int')}",
                          "adopted" if r.numbers[f"{p}.adopted"] else "not adopted",
