@@ -49,8 +49,9 @@ $(AXE): package.json package-lock.json
 # Two pytest workers (the machines have two cores). The session's expensive folders (the
 # measured cache, the small site, the built site) are made once and shared by both; the
 # results `model check` measures here are the ones the tests read (tests/conftest.py).
-# --dist loadfile keeps a file's tests on one worker, so its module fixtures run once.
-PYTEST_WORKERS := -n 2 --dist loadfile
+# --dist loadgroup: a test using a module fixture stays with its module's (conftest.py
+# groups them), so the fixture is made once; the rest go to whichever worker is free.
+PYTEST_WORKERS := -n 2 --dist loadgroup
 
 test: $(STAMP) $(CHROMIUM) $(AXE)
 	$(BIN)/python -m model check

@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench [--cold N] [--warm N] [--saves N] [--model-rounds N] [--rev REV]
                               [--no-install] [--no-runtime] [--no-encoder] [--no-serve] [--no-suite] [--keep]
+    .venv/bin/python -m bench --only-encoder [--rev REV]
 
 Everything is measured side by side in one run on this machine; rounds interleave the
 variants so that drift in the machine's speed (other people's jobs: the load average is
@@ -85,10 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-serve", action="store_true", help="skip the save-to-page measurement under `make serve`")
     ap.add_argument("--no-suite", action="store_true",
                     help="skip timing make test and make test-fast in a fresh clone (several minutes)")
+    ap.add_argument("--only-encoder", action="store_true",
+                    help="the encoder against BertModel alone, no builds (seconds; ignores the other counts)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     ap.add_argument("--quiet", action="store_true", help="print the table only")
     args = ap.parse_args(argv)
-    if args.cold < 1 or args.warm < 1:
+    if (args.cold < 1 or args.warm < 1) and not args.only_encoder:
         ap.error("--cold and --warm need at least 1")
     for name in ("BUILD_TIMINGS", "LIVE_NUMBERS_CACHE"):
         os.environ.pop(name, None)   # the bench sets them per build
@@ -120,6 +123,8 @@ def run(args, tmp: Path) -> str:
     import model
     if not Path(model.__file__).is_relative_to(src):
         raise SystemExit(f"bench: `model` was imported from {model.__file__}, not from the snapshot {src}")
+    if args.only_encoder:
+        return encoder_only(src, described, load, say)
     study = yaml.safe_load((src / "docs" / "study.yml").read_text(encoding="utf-8"))
     keys = [str(m["key"]) for m in study["models"]]
     runtime_keys = [str(k) for k in study.get("runtime", {}).get("models", [])]
@@ -237,6 +242,22 @@ def run(args, tmp: Path) -> str:
     if suite:
         suite_section(t, suite, commit)
     return t.render(header) + "".join(f"\nnote: {n}" for n in notes)
+
+
+def encoder_only(src: Path, described: str, load: list[float], say) -> str:
+    """The encoder against BertModel, without the builds: the loop for encoder work."""
+    say("reference encoder against BertModel...")
+    from . import encoder
+    e = encoder.compare(src / "docs" / "study.yml", repeats=7)   # seconds each: more repeats than in make bench
+    load.append(os.getloadavg()[0])
+    t = Table()
+    encoder_section(t, e)
+    return t.render([
+        "make bench --only-encoder: the reference encoder against BertModel, side by side in one run",
+        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} cores; load average (1 min): {load[0]:.1f} "
+        f"at the start, {load[-1]:.1f} at the end",
+        f"source: {described}",
+    ])
 
 
 def source(rev: str | None) -> tuple[str, str]:

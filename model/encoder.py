@@ -5,11 +5,13 @@ head, the attention probabilities alpha, the value vectors v (value bias include
 f = v W_O^h, the head's slice of the output projection applied to v (output bias
 excluded, as in Kobayashi et al. 2020), so that ||alpha_ij f(x_j)|| can be formed.
 f is [T, C] per head, 12x the size of v; it is formed only when asked for, and its
-norm is read through a [hs, hs] Gram matrix, which keeps the forward pass as fast as
-`transformers`' (make bench).
+norm is read through R_h [hs, hs], a square root of the head's Gram matrix
+(R_h^T R_h = W_O^h^T W_O^h, so ||f|| = ||v R_h^T||), worked out once per model, which
+keeps the forward pass and its norms about as fast as `transformers`' forward pass
+alone (make bench).
 
 Module and parameter names follow `transformers`' BertModel, so a checkpoint's
-tensors load with `load_state_dict(strict=True)` and no renaming (weights.py renames
+tensors load with `load_state_dict(strict=True)` and no renaming (model/weights/ renames
 MPNet's few differently named ones on loading).
 
 MPNet (Song et al. 2020) is the same encoder with three differences, each a line or
@@ -39,6 +41,7 @@ class EncoderOutput:
     alpha: list[torch.Tensor]   # L x [B, nh, T, T] attention probabilities
     value: list[torch.Tensor]   # L x [B, nh, T, hs] v = x W_V + b_V
     W_O: list[torch.Tensor]     # L x [C, nh, hs] each head's slice of the output projection
+    R: list[torch.Tensor]       # L x [nh, hs, hs] R_h^T R_h = W_O^h^T W_O^h (`Attention.head_factors`)
     inputs: list[torch.Tensor] | None = None  # L x [B, T, C] each layer's input, if asked for
 
     @property
@@ -48,11 +51,17 @@ class EncoderOutput:
         return [torch.einsum("bntd,cnd->bntc", v, W) for v, W in zip(self.value, self.W_O)]
 
     def f_norms(self) -> list[torch.Tensor]:
-        """L x [B, nh, T]: ||v W_O^h|| = sqrt(v G v^T) with G = W_O^h^T W_O^h [hs, hs]."""
+        """L x [B, nh, T]: ||f||^2 = ||v W_O^h||^2 = v G_h v^T = ||v R_h^T||^2, one [hs, hs]
+        product per token and head, then one norm. Two operations a layer: on two threads
+        each is a synchronisation, which a small batch notices (make bench)."""
         out = []
-        for v, W in zip(self.value, self.W_O):
-            G = torch.einsum("cnd,cne->nde", W, W)                          # [nh, hs, hs]
-            out.append(((v @ G) * v).sum(dim=-1).clamp_min(0).sqrt())    # [B, nh, T]
+        for v, R in zip(self.value, self.R):
+            B, nh, T, hs = v.shape
+            # v views the value projection [B, T, nh, hs]; as [nh, B*T, hs] it is a view
+            # still (strided), which bmm reads as it lies, without a copy.
+            heads = v.transpose(1, 2).reshape(B * T, nh, hs).transpose(0, 1)  # [nh, B*T, hs]
+            norms = torch.bmm(heads, R.mT).norm(dim=-1)                        # [nh, B*T]
+            out.append(norms.view(nh, B, T).transpose(0, 1))                   # [B, nh, T]
         return out
 
 
@@ -92,8 +101,10 @@ class SelfAttention(nn.Module):
         B, T, C = x.shape
         split = lambda t: t.view(B, T, self.n_head, self.d_head).transpose(1, 2)  # [B, nh, T, hs]
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
-        scores = q @ k.transpose(-2, -1) / self.d_head**0.5  # [B, nh, T, T]
-        alpha = F.softmax(scores + bias, dim=-1)             # padded keys get exactly 0
+        # bias + q k^T / sqrt(hs) in one pass over [B, nh, T, T] (the same floats as dividing,
+        # then adding: 1 * x / y + b)
+        scores = torch.addcdiv(bias, q @ k.transpose(-2, -1), torch.tensor(self.d_head**0.5))
+        alpha = F.softmax(scores, dim=-1)                    # padded keys get exactly 0
         return alpha, v
 
 
@@ -109,6 +120,7 @@ class Attention(nn.Module):
         super().__init__()
         self.self = SelfAttention(cfg)
         self.output = SelfOutput(cfg)
+        self._factors: tuple[torch.Tensor, torch.Tensor] | None = None  # (W_O, its R_h): head_factors
 
     def forward(self, x: torch.Tensor, bias: torch.Tensor):
         B, T, C = x.shape
@@ -121,6 +133,24 @@ class Attention(nn.Module):
         """W_O^h: the columns of the output projection that read head h, [C, nh, hs]."""
         C = self.output.dense.weight.shape[0]
         return self.output.dense.weight.detach().view(C, self.self.n_head, self.self.d_head)
+
+    def head_factors(self) -> torch.Tensor:
+        """R_h [nh, hs, hs] with R_h^T R_h = G_h = W_O^h^T W_O^h, the head's Gram matrix:
+        its Cholesky factor (factored in float64); for a head whose slice has rank < hs
+        (G_h only semi-definite), the square root read off G_h's eigenvalues. Worked out
+        once per output projection: a new weight (a replaced parameter; never one edited
+        in place, see `Encoder.from_checkpoint`) gets its own."""
+        W = self.output.dense.weight
+        if self._factors is None or self._factors[0] is not W:
+            W_O = self.head_slices()                                        # [C, nh, hs]
+            G = torch.einsum("cnd,cne->nde", W_O, W_O).double()             # [nh, hs, hs]
+            L, info = torch.linalg.cholesky_ex(G)                          # G = L L^T
+            R = L.mT
+            if info.any():
+                lam, U = torch.linalg.eigh(G)                               # G = U diag(lam) U^T
+                R = lam.clamp_min(0).sqrt()[..., None] * U.mT               # R^T R = G
+            self._factors = (W, R.float())
+        return self._factors[1]
 
 
 class Intermediate(nn.Module):
@@ -230,7 +260,9 @@ class Encoder(nn.Module):
             alphas.append(alpha)
             values.append(v)
         W_O = [layer.attention.head_slices() for layer in self.encoder.layer]
-        return EncoderOutput(hidden=x, alpha=alphas, value=values, W_O=W_O, inputs=inputs if keep_inputs else None)
+        R = [layer.attention.head_factors() for layer in self.encoder.layer]
+        return EncoderOutput(hidden=x, alpha=alphas, value=values, W_O=W_O, R=R,
+                             inputs=inputs if keep_inputs else None)
 
 
 def pad(batch: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:

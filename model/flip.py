@@ -21,6 +21,9 @@ Per head (study.yml, `flip_heads`): a one-sided sign test of follows against opp
 the pairs where its winner changes, Bonferroni over the model's heads outside layer 0, and,
 for the largest follow count over heads, a null in which each pair's two sentences are
 swapped at random (follows and opposes trade places for every head of that pair at once).
+Added after the sceptical reading (study.yml): how many heads change often enough to pass
+at all (the set's power), the best head by uncorrected p, and the heads that pass on the
+flip pairs counted on the null pairs.
 
 The pairs come in two orders (the nouns named one way, then mirrored), analysed together
 (the registered analysis) and within each order; the null pairs (a pronoun that refers to
@@ -76,7 +79,7 @@ class HeadTests:
     alpha: float
     n_significant: int
     significant: list[str]        # "L6H3", ...: corrected p below alpha, smallest first
-    best: str                     # the smallest corrected p (ties: most follows, then the lowest head)
+    best: str                     # the smallest uncorrected p (ties: most follows, then the lowest head)
     best_follows: int
     best_opposes: int
     best_p_value: float
@@ -84,6 +87,7 @@ class HeadTests:
     best_picks_reader: float
     null_max_follows: float       # the null_quantile of the largest follow count, each pair's sentences swapped at random
     permutations: int
+    n_powered: int                # heads that change in enough pairs to pass, were every change the reader's way
     # Filled in for a set with both orders: the heads that pass within every order, each
     # order tested alone (a description of the within-order tests, not a test of its own).
     significant_in_every_order: list[str] = field(default_factory=list)
@@ -128,9 +132,28 @@ class FlipSet:
 
 
 @dataclass
+class PassingOnNull:
+    """The heads that pass on the flip pairs (both orders), counted on the null pairs and on
+    the flip pairs: their changes summed over those heads, and the share that goes the
+    (borrowed) reader's way, with its interval over pairs."""
+    heads: int
+    null_follows: int
+    null_opposes: int
+    null_share: float | None      # None without a change (no head passes)
+    null_share_lo: float | None
+    null_share_hi: float | None
+    flip_follows: int
+    flip_opposes: int
+    flip_share: float | None
+    flip_share_lo: float | None
+    flip_share_hi: float | None
+
+
+@dataclass
 class FlipResults(FlipSet):
     """Every flip pair (both orders): the registered analysis; `null`, the control set."""
     null: FlipSet | None = None
+    passing_on_null: dict[str, PassingOnNull] = field(default_factory=dict)   # per lens
     # The first pair, every head, for a figure: [weight on candidate 0, on candidate 1]
     # in the first sentence, then in the second (alpha lens).
     example: list[list[float]] = field(default_factory=list)
@@ -183,8 +206,45 @@ def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap, head
     flip_idx, null_idx = np.arange(len(pairs)), np.arange(len(pairs), len(every))
     out = _with_orders(take, flip_idx, nh, boot, heads, keep_pairs=True)
     null = _with_orders(take, null_idx, nh, boot, heads, keep_pairs=True) if len(null_idx) else None
+    on_null = {}
+    if null is not None:
+        for lens, summary in out.lenses.items():
+            passing = np.array(summary.heads.p_corrected) < heads.alpha
+            on_null[lens] = passing_on_null(_changes(take(flip_idx), lens, nh), _changes(take(null_idx), lens, nh),
+                                            passing, boot)
     wa, wb = (_candidate_weights(toks[j], acts[j], pairs[0], "alpha") for j in (0, 1))
-    return FlipResults(**vars(out), null=null, example=np.concatenate([wa, wb], axis=1).tolist())
+    return FlipResults(**vars(out), null=null, passing_on_null=on_null,
+                       example=np.concatenate([wa, wb], axis=1).tolist())
+
+
+def _changes(m: "_Measured", lens: str, nh: int) -> tuple[np.ndarray, np.ndarray]:
+    """(follows, opposes) [P, heads outside layer 0] of one set's pairs under one lens."""
+    ra = np.array([p.candidates.index(p.referents[0]) for p in m.pairs])[:, None]
+    later = np.arange(m.win_a[lens].shape[1]) >= nh
+    a, b = m.win_a[lens][:, later], m.win_b[lens][:, later]
+    return (a == ra) & (b == 1 - ra), (a == 1 - ra) & (b == ra)
+
+
+def _carried(follows: np.ndarray, opposes: np.ndarray, boot: Bootstrap) -> tuple:
+    """Changes summed over heads [P, H] -> (follows, opposes, share with the reader, its
+    interval over pairs); resamples that draw no change are left out. Without any change
+    (no head passes) the share and its interval are None: JSON has no NaN."""
+    f, o = follows.sum(axis=1).astype(float), opposes.sum(axis=1).astype(float)   # per pair
+    total = f.sum() + o.sum()
+    if not total:
+        return int(f.sum()), int(o.sum()), None, None, None
+    c = Resampler(len(f), boot.resamples, boot.seed, boot.level)
+    drawn_f, drawn_n = c.counts @ f, c.counts @ (f + o)
+    return (int(f.sum()), int(o.sum()), float(f.sum() / total),
+            *c.interval(drawn_f[drawn_n > 0] / drawn_n[drawn_n > 0]))
+
+
+def passing_on_null(flip_changes: tuple[np.ndarray, np.ndarray], null_changes: tuple[np.ndarray, np.ndarray],
+                    passing: np.ndarray, boot: Bootstrap) -> PassingOnNull:
+    """The heads `passing` flags (those that pass on the flip pairs), on the null pairs and on
+    the flip pairs: (follows, opposes) [P, H] of each set."""
+    on = lambda changes: _carried(changes[0][:, passing], changes[1][:, passing], boot)
+    return PassingOnNull(int(passing.sum()), *on(null_changes), *on(flip_changes))
 
 
 def _measure(pairs: list[FlipPair], toks: list[Tokenized], acts: list) -> _Measured:
@@ -259,7 +319,9 @@ def head_tests(follows: np.ndarray, opposes: np.ndarray, picks: np.ndarray, nh: 
     p = np.array([binomtest(int(k), int(k + j), 0.5, alternative="greater").pvalue if k + j else 1.0
                   for k, j in zip(f, o)])
     corrected = np.minimum(1.0, p * H)
-    order = sorted(range(H), key=lambda h: (corrected[h], -f[h], h))
+    # By uncorrected p: the corrected order wherever no p is capped at 1, and an order where all are.
+    order = sorted(range(H), key=lambda h: (p[h], -f[h], h))
+    changes = f + o
     name = lambda h: f"L{h // nh + 1}H{h % nh}"
     best = order[0]
     return HeadTests(
@@ -272,6 +334,8 @@ def head_tests(follows: np.ndarray, opposes: np.ndarray, picks: np.ndarray, nh: 
         best_p_corrected=float(corrected[best]), best_picks_reader=float(picks[best]),
         null_max_follows=null_max_follows(follows, opposes, settings),
         permutations=settings.permutations,
+        # The smallest p a head could reach: all its changes the reader's way, p = 2^-n.
+        n_powered=int(((changes > 0) & (np.minimum(1.0, 0.5 ** changes * H) < settings.alpha)).sum()),
     )
 
 

@@ -162,7 +162,7 @@ class Measured:
     corpus: Corpus
     rows: dict[str, Displayed]           # lens -> displayed rows
     excluded: dict[str, np.ndarray]      # lens -> positional heads
-    truth: truth.Measured | None = None  # the ground truth's per-sentence measures (views, oracle check)
+    truth: truth.TruthRun | None = None  # the ground truth's per-sentence measures (views, oracle check)
 
 
 def verdicts(rows: dict[str, Displayed], study: Study) -> list[Verdict]:

@@ -17,23 +17,31 @@ from pathlib import Path
 from . import study as study_mod
 from . import timing
 from .weights import fingerprint, size_on_disk
+from .weights import load as load_weights
 
 CODE_DIR = Path(__file__).parent
+# model/site has a code version of its own (model/site/gate.py's SITE_CODE): a page's
+# wording moving is no reason to measure again.
+NOT_MEASUREMENT_CODE = ("site",)
 # The libraries whose versions can move a number.
 LIBRARIES = ("torch", "numpy", "scipy", "tokenizers", "safetensors", "onnx")
 
 
-def code_digest(folder: Path) -> str:
-    """Digest of the Python sources directly in `folder`: a code version."""
+def code_digest(folder: Path, leave_out: tuple[str, ...] = ()) -> str:
+    """Digest of the Python sources in `folder` and its subfolders, but for the subfolders
+    named in `leave_out`: a code version."""
     h = hashlib.sha256()
-    for path in sorted(folder.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    sources = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*.py")}
+    for name, path in sorted(sources.items()):
+        if name.split("/", 1)[0] not in leave_out:
+            h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
 def code_version() -> str:
-    """The measurement code's version (this package's sources, not the site's)."""
-    return code_digest(CODE_DIR)
+    """The measurement code's version (this package's sources, model/weights/ included;
+    not the site's)."""
+    return code_digest(CODE_DIR, leave_out=NOT_MEASUREMENT_CODE)
 
 
 def library_versions() -> dict[str, str]:
@@ -93,7 +101,13 @@ def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
     measured = {}
     # The largest model first: measured after the others, its peak sits on the heap they
     # leave behind (a cold build's peak: 1.59 GB in study order, 1.43 GB largest first).
-    for spec in sorted(study.models, key=lambda spec: -size_on_disk(spec.name)):
+    order = sorted(study.models, key=lambda spec: -size_on_disk(spec.name))
+    # The smaller models' weights are read (and checked) before the largest is measured, so
+    # a damaged file stops the build at once, not after minutes of measuring the others.
+    with timing.stage("weights checked first"):
+        for spec in order[1:]:
+            load_weights(spec.name)
+    for spec in order:
         with timing.stage(f"model {spec.key}"):
             measured[spec.key] = _measure_one(spec, study, run_checks)
     models = {spec.key: measured[spec.key][0] for spec in study.models}

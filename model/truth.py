@@ -8,13 +8,15 @@ displays and reduces what they return:
 - the ablation ground truth, on the head each lens opens: the effect on the word of
   removing the sink's part of the head's output, the content's part, the whole head; the
   ablation sink share sink / (sink + content); a row is harmful when its sink effect is
-  above the median head effect of the model's displayed rows (alpha, every sentence);
+  above the median head effect of the model's displayed rows (alpha; every sentence of the
+  ablation's sample, both halves);
 - the fixes (Kobayashi 2021, ALTI, value zeroing) as lenses: the word's row in the layer
   of the head the instrument opens under alpha, folded to words like alpha, its sink
   share with the word's own column in the denominator (registered) and among the other
   words (added), under the registered stop rule;
 - which reading's sink share tracks the ablation sink share (Spearman) and ranks the
-  harmful rows first (ROC AUC), on the held-out rows;
+  harmful rows first (ROC AUC), on the held-out rows, beside two lazy scores that know only
+  where the word is (its position, a first-word flag); and what the harmful rows are;
 - the idle-head test: each head's bound on its effect on the word,
   sum_j alpha_wj ||f(x_j)||, over that word's median head's; the survivors of each norm
   lens against the other rows; and the effect-weighted head rule (chosen after seeing the
@@ -47,6 +49,7 @@ FIX_TITLES = {
     "value_zeroing": "value zeroing, Mohebbi et al. 2023: how far the word's layer output moves when a token's value vectors are zeroed (the layer of α's head)",
 }
 TRACKED = (*LENSES, *FIXES)   # the readings whose sink share is held to the ground truth
+POSITION_BASELINES = ("position", "first_word")   # lazy scores scored as the readings are (added after review)
 CHEAP = ("kobayashi2021", "alti")   # computed on every layer: the strongest-layer sensitivity
 
 
@@ -166,6 +169,7 @@ class AblationStats:
     """The ground truth on the held-out rows, on the head one lens opens."""
     lens: str
     n_rows: int
+    n_sentences: int                       # held-out sentences the rows come from
     median_share: float
     median_share_lo: float
     median_share_hi: float
@@ -192,6 +196,7 @@ class FixStats:
     fix: str
     n_sentences: int        # the sentences it is measured on (value zeroing: a sample)
     n_rows: int             # held-out rows among them
+    n_test_sentences: int   # the held-out sentences those rows come from
     median_sink: float
     median_sink_lo: float
     median_sink_hi: float
@@ -211,6 +216,8 @@ class FixStats:
     adopted: bool
     rows_above_other: int             # added: the sink share among the other words
     adopted_other: bool
+    max_sink: float                   # the largest sink share of those rows (added after review)
+    max_sink_other: float             # ... among the other words
     # Sensitivity (Kobayashi 2021 and ALTI only): the layer of the strongest displayed arrow
     strongest_median_sink: float | None = None
     strongest_rows_above: int | None = None
@@ -219,8 +226,9 @@ class FixStats:
 
 @dataclass
 class Tracking:
-    lens: str
+    lens: str                         # a reading, or a position baseline (POSITION_BASELINES)
     n_rows: int
+    n_sentences: int                  # held-out sentences the rows come from
     n_harmful: int
     spearman: float
     spearman_lo: float
@@ -248,6 +256,14 @@ class IdleHeads:
     median_effect_others_lo: float
     median_effect_others_hi: float
     idle: bool                        # study.yml's decision
+    # What the measured effects rest on (added after review): the survivors in the ablation's
+    # sample, their sentences, those whose head moves the word more than the harmful threshold,
+    # those harmful themselves, and their median head effect over the threshold.
+    n_survivors_measured: int
+    n_survivor_sentences_measured: int
+    survivors_above_threshold: int
+    survivors_harmful: int
+    survivors_effect_over_threshold: float
     # The effect-weighted rule (chosen after seeing the reader's numbers):
     weighted_rows_above: int
     weighted_n_rows: int
@@ -265,6 +281,7 @@ class IdleHeads:
 class Agreement:
     """Reference against oracle, on the oracle's sentences (largest absolute difference)."""
     sentences: int
+    ablation_sentences: int           # those in the ablation's sample: where ablation shares are compared
     zeroing_sentences: int
     max_abs_ablation_share: float
     max_abs_effect: float             # the effects themselves (cosine distances)
@@ -275,8 +292,20 @@ class Agreement:
 
 
 @dataclass
+class HarmfulRows:
+    """What the harmful rows (held-out, alpha's head) are (added after review)."""
+    n_rows: int
+    first_word: int                           # ... that are their sentence's first word
+    top_head: str | None                      # the head holding most of them ("L6H4"; ties: lowest layer, head)
+    top_head_rows: int
+    top_head_opened: int                      # every displayed row (both halves) the rule opens that head for
+    top_head_opened_first_word: int           # ... that are first words
+
+
+@dataclass
 class GroundTruth:
     harmful_threshold: float                  # the median head effect, alpha rows, every sentence of the sample
+    n_threshold_rows: int                     # the rows it is the median of (both halves of the sample)
     ablation_every: int                       # the ablation's sample: every n-th sentence
     n_ablation_sentences: int
     value_zeroing_every: int
@@ -288,11 +317,12 @@ class GroundTruth:
     bound_effect_spearman: float              # the bound ratio against the measured head effect (alpha's head)
     bound_effect_spearman_lo: float
     bound_effect_spearman_hi: float
+    harmful_rows: HarmfulRows | None = None
     agreement: Agreement | None = None        # reference against oracle (checks.py fills it in)
 
 
 @dataclass
-class Measured:
+class TruthRun:
     """The reference's measures of one model, kept for the oracle's check and the views."""
     asks: list
     folded: list[Folded]
@@ -306,7 +336,7 @@ class Measured:
 # -- running the reference ---------------------------------------------------------------------
 
 def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, ablation: list[int],
-                  zeroing: list[int]) -> Measured:
+                  zeroing: list[int]) -> TruthRun:
     """The PyTorch reference on every sentence, its layer inputs read back from `inputs`."""
     from . import ground_truth as gt
 
@@ -322,12 +352,12 @@ def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, abla
                         gt.layer(w, l, inputs.read(i, l), corpus.acts[i].stored_alpha[l], ask, out[i], w32)
         folded = [fold(truth, ask, wm) for truth, ask, wm in zip(out, todo, corpus.wms)]
         ratios = [bound_ratios(a.alpha, a.output_norm, wm) for a, wm in zip(corpus.acts, corpus.wms)]
-    return Measured(todo, folded, ratios, ablation, zeroing)
+    return TruthRun(todo, folded, ratios, ablation, zeroing)
 
 
 # -- per displayed row ----------------------------------------------------------------------------
 
-def row_table(corpus: Corpus, rows: dict[str, Displayed], t: Measured) -> dict[str, dict[str, np.ndarray]]:
+def row_table(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun) -> dict[str, dict[str, np.ndarray]]:
     """Per lens (and per fix), the ground-truth columns of every displayed row, in the
     displayed rows' order (NaN where value zeroing was not measured)."""
     out: dict[str, dict[str, np.ndarray]] = {}
@@ -373,6 +403,42 @@ def row_table(corpus: Corpus, rows: dict[str, Displayed], t: Measured) -> dict[s
 
 # -- statistics ------------------------------------------------------------------------------------
 
+def position_scores(word: np.ndarray) -> dict[str, np.ndarray]:
+    """The lazy scores of a row that know only where its word is (study.yml, added after the
+    sceptical reading): the earlier the higher (minus the word index), and 1 for the
+    sentence's first word, 0 for the others."""
+    word = np.asarray(word)
+    return {"position": -word.astype(float), "first_word": (word == 0).astype(float)}
+
+
+def harmful_profile(word, layer, head, harmful, opened_word, opened_layer, opened_head) -> HarmfulRows:
+    """What the harmful rows are: of the rows (word index, layer, head) that `harmful` flags,
+    how many are first words, and the head that holds most of them (ties: the lowest layer,
+    then head), with every row the rule opens that head for (opened_*: every displayed row)
+    and how many of those are first words."""
+    word, layer, head, harmful = (np.asarray(x) for x in (word, layer, head, harmful))
+    if not harmful.any():
+        return HarmfulRows(0, 0, None, 0, 0, 0)
+    heads, counts = np.unique(np.stack([layer[harmful], head[harmful]], axis=1), axis=0, return_counts=True)
+    l, h = heads[int(np.argmax(counts))]     # unique sorts by layer, then head: the first maximum is the lowest
+    on = (np.asarray(opened_layer) == l) & (np.asarray(opened_head) == h)
+    return HarmfulRows(int(harmful.sum()), int((word[harmful] == 0).sum()), f"L{l}H{h}", int(counts.max()),
+                       int(on.sum()), int((np.asarray(opened_word)[on] == 0).sum()))
+
+
+def measured_survivors(survivors, head_effect, sink_effect, sentence, harmful_at: float) -> tuple[int, int, int, int, float]:
+    """What the survivors' measured effects rest on. Over rows of the ablation's sample,
+    `survivors` flagging the rows above the threshold under a norm lens (head and sink effect
+    on that lens's head): how many, from how many sentences, how many with a head effect above
+    `harmful_at`, how many harmful (sink effect above it), and their median head effect over
+    `harmful_at` (NaN without any)."""
+    survivors = np.asarray(survivors, bool)
+    head_effect, sink_effect = np.asarray(head_effect)[survivors], np.asarray(sink_effect)[survivors]
+    over = float(np.median(head_effect) / harmful_at) if survivors.any() else float("nan")
+    return (int(survivors.sum()), len({int(x) for x in np.asarray(sentence)[survivors]}),
+            int((head_effect > harmful_at).sum()), int((sink_effect > harmful_at).sum()), over)
+
+
 def _units(sentence: np.ndarray, sentences: list[int]) -> np.ndarray:
     pos = np.full(max(sentences, default=0) + 1, -1)
     pos[sentences] = np.arange(len(sentences))
@@ -410,7 +476,7 @@ def _share(flags, unit, rs: Resampler) -> tuple[float, float, float]:
     return (float(np.mean(flags)), *_drawing(unit, rs).share(flags, unit))
 
 
-def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: dict, test: list[int],
+def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: dict, test: list[int],
               resampler: Resampler, threshold: float, excluded: dict[str, np.ndarray], every: dict[str, int],
               tie_tolerance: float) -> GroundTruth:
     """The statistics of the held-out rows. What reads the ablation reads its sample's rows,
@@ -430,7 +496,8 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: di
         share, sinkfx, headfx = c["ablation_share"][ms], c["sink_effect"][ms], c["head_effect"][ms]
         hurt = (c["sink_effect"] > harmful_at)[ms]
         s = AblationStats(
-            lens, int(ms.sum()), *_median(share, u_s, rs_s), int((share > threshold).sum()),
+            lens, int(ms.sum()), len(set(a.sentence[ms].tolist())), *_median(share, u_s, rs_s),
+            int((share > threshold).sum()),
             *_share(share > threshold, u_s, rs_s), float(np.median(sinkfx)),
             float(np.median(c["content_effect"][ms])), *_median(headfx, u_s, rs_s), int(hurt.sum()),
             *_share(hurt, u_s, rs_s), float(np.median(rows[lens].sink[ms])))
@@ -449,10 +516,11 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: di
         sink, other, own = c["sink_share"][mm], c["sink_share_other"][mm], c["self_share"][mm]
         above, above_o = c["sink_share"][have] > threshold, c["sink_share_other"][have] > threshold
         f = FixStats(
-            fix, len({int(s) for s in a.sentence[have]}), int(mm.sum()), *_median(sink, u, rs),
-            *_median(other, u, rs), *_median(own, u, rs), *_share(sink > threshold, u, rs),
+            fix, len({int(s) for s in a.sentence[have]}), int(mm.sum()), len(set(a.sentence[mm].tolist())),
+            *_median(sink, u, rs), *_median(other, u, rs), *_median(own, u, rs), *_share(sink > threshold, u, rs),
             float(np.mean(other > threshold)), int(above.sum()), int(have.sum()), int(above.sum()) == 0,
-            int(above_o.sum()), int(above_o.sum()) == 0)
+            int(above_o.sum()), int(above_o.sum()) == 0, float(np.max(c["sink_share"][have])),
+            float(np.max(c["sink_share_other"][have])))
         if fix in CHEAP:
             f.strongest_median_sink = float(np.median(c["strongest_sink_share"][m]))
             f.strongest_rows_above = int((c["strongest_sink_share"] > threshold).sum())
@@ -461,9 +529,12 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: di
 
     truth_share = table["alpha"]["ablation_share"]
     tracking = {}
-    for lens in TRACKED:
+    lazy = position_scores(a.word)
+    for lens in (*TRACKED, *POSITION_BASELINES):
         if lens in LENSES:   # on alpha's head, read under the lens
             score = np.array([corpus.rows[s].sink[lens][l, h, w] for s, w, l, h in zip(a.sentence, a.word, a.layer, a.head)])
+        elif lens in lazy:
+            score = lazy[lens]
         else:
             score = table[lens]["sink_share"]
         mm = ms & ~np.isnan(score)
@@ -472,7 +543,8 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: di
         rho = float(sps.spearmanr(x, y).statistic)
         both = 0 < flags.sum() < flags.size
         auc = float(sps.mannwhitneyu(x[flags], x[~flags]).statistic / (flags.sum() * (~flags).sum())) if both else np.nan
-        tracking[lens] = Tracking(lens, int(mm.sum()), int(flags.sum()), rho, *rs.spearman(x, y, u),
+        tracking[lens] = Tracking(lens, int(mm.sum()), len(set(a.sentence[mm].tolist())), int(flags.sum()), rho,
+                                  *rs.spearman(x, y, u),
                                   auc, *(rs.auc(x, flags, u) if both else (np.nan, np.nan)))
 
     idle = {}
@@ -488,6 +560,7 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: di
         idle[lens] = IdleHeads(
             lens, int(surv.sum()), *rs_, *ro_, *_median(effect[surv_s], u_s[surv_s], rs_s),
             *_median(effect[~surv_s], u_s[~surv_s], rs_s), bool(rs_[0] < 1 and rs_[2] < ro_[1]),
+            *measured_survivors(surv_s, effect, c["sink_effect"][ms], a.sentence[ms], harmful_at),
             int((weighted.sink > threshold).sum()), len(weighted.sink), int((weighted.sink > threshold).sum()) == 0,
             *_median(weighted.sink[wm_], unit, resampler), *_share(weighted.sink[wm_] > threshold, unit, resampler),
             float(np.mean((weighted.layer[wm_] == d.layer[m]) & (weighted.head[wm_] == d.head[m]))))
@@ -495,11 +568,13 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: Measured, table: di
     bound, effect = table["alpha"]["bound_ratio"][ms], table["alpha"]["head_effect"][ms]
     lo, hi = rs_s.spearman(bound, effect, u_s)
     return GroundTruth(
-        harmful_threshold=harmful_at, ablation_every=every["ablation"], n_ablation_sentences=len(t.ablation),
+        harmful_threshold=harmful_at, n_threshold_rows=int(sampled.sum()), ablation_every=every["ablation"],
+        n_ablation_sentences=len(t.ablation),
         value_zeroing_every=every["zeroing"], n_zeroing_sentences=len(t.zeroing),
         ablation=ablation, fixes=fixes, tracking=tracking, idle=idle,
         bound_effect_spearman=float(sps.spearmanr(bound, effect).statistic),
         bound_effect_spearman_lo=lo, bound_effect_spearman_hi=hi,
+        harmful_rows=harmful_profile(a.word[ms], a.layer[ms], a.head[ms], harmful[ms], a.word, a.layer, a.head),
     )
 
 
@@ -513,6 +588,8 @@ def no_nan(obj):
             for v in value.values():
                 if hasattr(v, "__dataclass_fields__"):
                     no_nan(v)
+        elif hasattr(value, "__dataclass_fields__"):
+            no_nan(value)
     return obj
 
 
@@ -523,8 +600,8 @@ def rows_json(table: dict[str, dict[str, np.ndarray]]) -> dict[str, dict[str, li
 
 
 def measure(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, study, key: str, excluded: dict[str, np.ndarray],
-            resampler: Resampler) -> Measured:
-    """The reference over the corpus, and its statistics (`Measured.results`)."""
+            resampler: Resampler) -> TruthRun:
+    """The reference over the corpus, and its statistics (`TruthRun.results`)."""
     ablation, zeroing = study.ablation_sample(key), study.zeroing_sample(key)
     t = run_reference(ckpt, corpus, rows, inputs, ablation, zeroing)
     table = t.table = row_table(corpus, rows, t)
@@ -536,7 +613,7 @@ def measure(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, study, key
 
 # -- the oracle's check --------------------------------------------------------------------------------
 
-def oracle_check(ckpt, t: Measured, sentences: list[int], every: int = 1) -> tuple[Callable, Callable[[], Agreement]]:
+def oracle_check(ckpt, t: TruthRun, sentences: list[int], every: int = 1) -> tuple[Callable, Callable[[], Agreement]]:
     """(each, done): `each(k, o)` takes the k-th of `sentences`' oracle output (the hook of
     activations.from_oracle); the oracle's measures run on each of the oracle's batches as
     it ends, layer by layer (one layer's float64 weights at a time), on the arrays the batch
@@ -549,6 +626,7 @@ def oracle_check(ckpt, t: Measured, sentences: list[int], every: int = 1) -> tup
     L = ckpt.config.n_layer
     diffs = {k: 0.0 for k in ("share", "effect", "kobayashi2021", "alti", "value_zeroing", "ratio")}
     zeroed: list[int] = []
+    ablated: list[int] = []   # the sentences where ablation shares were compared (the ablation's sample)
     checked: list[int] = []
     batch: list[tuple[int, Any]] = []
 
@@ -565,6 +643,8 @@ def oracle_check(ckpt, t: Measured, sentences: list[int], every: int = 1) -> tup
                                          float(np.abs(_normalized(z).mean(axis=0) @ wm.cols - ref.zeroing[w]).max()))
         if ask.zeroing:
             zeroed.append(i)
+        if ask.heads:
+            ablated.append(i)
         ratio = bound_ratios(np.stack(o.alpha), np.stack(o.f_norm), wm)
         diffs["ratio"] = max(diffs["ratio"], float(np.abs(ratio - t.ratios[i]).max()))
 
@@ -591,7 +671,7 @@ def oracle_check(ckpt, t: Measured, sentences: list[int], every: int = 1) -> tup
 
     def done() -> Agreement:
         flush()
-        return Agreement(len(checked), len(zeroed), diffs["share"], diffs["effect"], diffs["kobayashi2021"],
+        return Agreement(len(checked), len(ablated), len(zeroed), diffs["share"], diffs["effect"], diffs["kobayashi2021"],
                          diffs["alti"], diffs["value_zeroing"], diffs["ratio"])
 
     return each, done

@@ -60,10 +60,17 @@ SCREENSHOTS = Path(os.environ.get("SCREENSHOTS", Path(tempfile.gettempdir()) / "
 
 def pytest_collection_modifyitems(config, items):
     """Tests that read the real study's results (through `session_cache`, directly or not)
-    are marked `measured`: `make test-fast` leaves them out, with the browser tests."""
+    are marked `measured`: `make test-fast` leaves them out, with the browser tests.
+
+    Under pytest-xdist (`--dist loadgroup`), tests that use a module-scoped fixture stay on
+    one worker, grouped by module, so the fixture is made once; every other test goes to
+    whichever worker is free (the session's folders are shared: `once_per_run`)."""
     for item in items:
         if "session_cache" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.measured)
+        fixtures = getattr(item, "_fixtureinfo", None)
+        if fixtures and any(defs[-1].scope == "module" for defs in fixtures.name2fixturedefs.values()):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 # -- models and the study -------------------------------------------------------------------
@@ -352,6 +359,10 @@ def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: 
     study["anchors"] = []
     if models is not None:
         study["models"] = models
+        keys = {m["key"] for m in models}
+        for per_model in ("value_zeroing_every", "ablation_every"):   # part 8's samples, per model key
+            if per_model in study:
+                study[per_model] = {k: v for k, v in study[per_model].items() if k in keys}
     (docs / "study.yml").write_text(yaml.safe_dump(study, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 

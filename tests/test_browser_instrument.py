@@ -148,7 +148,7 @@ def test_rows_lens_head_and_model(page, site_url, built_site):
     assert page.locator(".instr-note").count() == sum(w["mass"] < index["tiny_mass"] for w in want0)
     # Labels come from the index.
     labels = page.eval_on_selector_all(".instr-lens-btn", "bs => bs.map(b => b.textContent)")
-    assert labels == [l["label"] for l in index["lenses"]]
+    assert labels == [l["label"] for l in index["lenses"] + index["fixes"]]   # part 8's fixes: corpus sentences
     assert page.locator(".instr-lens-btn[aria-pressed=true]").inner_text() == index["lenses"][0]["label"]
     # Punctuation: a column of its own in the table, and a sentence in the open row.
     assert page.locator(".instr-col-punct").count() == sum(v0["punct"])

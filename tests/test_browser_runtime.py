@@ -193,10 +193,13 @@ def test_the_rule_in_the_browser_picks_the_builds_heads_on_the_corpus(runs, buil
             assert [list(h) for h in got[text]["heads"][lens]] == view["chosen"][lens], (i, lens)
 
 
-def test_positional_heads_in_the_index_are_the_references(l6, study, index):
-    """The heads the browser's rule excludes are those the build fitted on the fit half."""
+def test_positional_heads_in_the_index_are_the_references(l6, study, index, runs, references):
+    """The heads the browser's rule excludes are those the build fitted on the fit half
+    (the reference's activations on the corpus: the module's, on the same token ids)."""
     toks = tokenize_all(l6, list(study.sentences), "corpus")
-    corpus = corpus_rows(toks, activations.from_reference(l6, [t.ids for t in toks]))
+    got, _ = runs
+    assert all(got[t.text]["ids"] == t.ids for t in toks)
+    corpus = corpus_rows(toks, [references[t.text] for t in toks])
     for lens in LENSES:
         excluded = positional_heads(corpus, lens, study.positional_threshold, study.halves["fit"])
         assert [[int(l), int(h)] for l, h in np.argwhere(excluded)] == index["models"]["l6"]["positional"][lens]

@@ -5,6 +5,8 @@
 - the reference against `transformers`' BertModel (MPNetModel for mpnet-base) loaded
   from the same weights;
 - the L3 reference against the ONNX graph itself, run by `onnx.reference`;
+- the oracle against `transformers` run in float64, within 1e-10 (out of float32's reach),
+  so an oracle computing any step in float32 fails;
 plus padding invariance and the definition of f = v W_O^h; for MPNet, all three on
 every hidden state and the corpus too, and the relative-position buckets by hand.
 
@@ -13,6 +15,7 @@ Every comparison prints its max abs difference with the prefix "agreement:" (sho
 """
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -43,7 +46,7 @@ def record(what: str, diff: float) -> float:
     return diff
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="session", autouse=True)   # not per module: the module's tests may spread over workers
 def _agreement_summary():
     yield
     if AGREEMENT:
@@ -157,6 +160,11 @@ def hf_value(layer):
     return layer.attention.attn.v if hasattr(layer.attention, "attn") else layer.attention.self.value
 
 
+def hf_output_projection(layer):
+    """A transformers layer's attention output projection W_O: BertModel's name, or MPNetModel's."""
+    return layer.attention.attn.o if hasattr(layer.attention, "attn") else layer.attention.output.dense
+
+
 def hf_folder(ckpt, tmp_path_factory) -> Path:
     """The HF folder with these weights: the package's own for L6; built for ONNX L3."""
     if ckpt.source == "safetensors":
@@ -188,26 +196,33 @@ def hf_folder(ckpt, tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def hf_model(ckpt, tmp_path_factory, request):
-    transformers = pytest.importorskip("transformers")
-    from transformers import BertModel
-
-    log = transformers.utils.logging
+@contextlib.contextmanager
+def quiet_transformers():
+    """No load report, no progress bars, while transformers loads a model."""
+    log = pytest.importorskip("transformers").utils.logging
     verbosity, bars = log.get_verbosity(), log.is_progress_bar_enabled()
-    log.set_verbosity_error()  # no load report, no progress bars
+    log.set_verbosity_error()
     log.disable_progress_bar()
     try:
+        yield
+    finally:
+        log.set_verbosity(verbosity)
+        if bars:
+            log.enable_progress_bar()
+
+
+@pytest.fixture(scope="module")
+def hf_model(ckpt, tmp_path_factory, request):
+    pytest.importorskip("transformers")
+    from transformers import BertModel
+
+    with quiet_transformers():
         if ckpt.config.rel_buckets:
             model = hf_mpnet_model(request.getfixturevalue("mpnet_members"))
         else:
             model = BertModel.from_pretrained(
                 str(hf_folder(ckpt, tmp_path_factory)), attn_implementation="eager", add_pooling_layer=False
             )
-    finally:
-        log.set_verbosity(verbosity)
-        if bars:
-            log.enable_progress_bar()
     return model.eval()
 
 
@@ -363,6 +378,28 @@ def test_f_is_head_slice_of_output_projection(ckpt, batch):
     assert d_slice < TOL and d_sum < TOL
 
 
+def test_f_norms_are_the_norms_of_f(l6):
+    """f_norms reads ||f|| through R_h (R_h^T R_h = W_O^h^T W_O^h) without forming f: it
+    is the norm of f formed. A replaced W_O gets factors of its own; a head whose slice
+    has rank < hs (no Cholesky factor: the eigenvalue square root) still reads right."""
+    ids = token_ids(l6, SENTENCES[:2])
+    model = encoder.Encoder.from_checkpoint(l6)
+    out = model(*encoder.pad(ids))
+    d = max(maxdiff(n, f.norm(dim=-1)) for n, f in zip(out.f_norms(), out.f))
+    hs = l6.config.d_head
+    dense = model.encoder.layer[0].attention.output.dense
+    W = dense.weight.detach().clone()       # replaced, not edited: the checkpoint's own array
+    W[:, hs:2 * hs] = 0                     # head 1 reads nothing: its ||f|| is 0
+    W[:, 2 * hs] = W[:, 2 * hs + 1]         # head 2's slice: two equal columns, rank hs - 1
+    dense.weight = torch.nn.Parameter(W, requires_grad=False)
+    out = model(*encoder.pad(ids))
+    norms, f = out.f_norms()[0], out.f[0]
+    assert torch.count_nonzero(norms[:, 1]) == 0 and norms[:, 2].min() > 0
+    d = max(d, maxdiff(norms, f.norm(dim=-1)))
+    record("minilm-l6 f_norms vs the norm of f formed (a replaced, rank-deficient W_O included)", d)
+    assert d < TOL
+
+
 # --------------------------------------------------------------------------- MPNet
 
 
@@ -372,11 +409,16 @@ def hf_mpnet(mpnet_members):
     return hf_mpnet_model(mpnet_members)
 
 
-@pytest.mark.measured   # the whole corpus through three implementations
-def test_mpnet_three_way_every_hidden_state_on_the_corpus(mpnet, hf_mpnet, study):
+@pytest.mark.measured   # the whole corpus through three implementations, the oracle run once
+def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
     """Reference, oracle and MPNetModel on the tests' sentences and the whole corpus, in
     one padded batch: the embeddings' output and every layer's hidden state, and every
-    layer's attention weights."""
+    layer's attention weights. Then, from the same oracle pass (its `each` hook sees each
+    sentence's whole output), what the measurements read: alpha within 1e-5; the hidden
+    state, ||v|| and ||f|| within 1e-5 of their scale (the largest |value| of each
+    sentence's array: up to ~12 for the norms, where float32 steps are ~1e-6 and twelve
+    float32 layers add up several). The reference is transformers' float32 to the bit:
+    this is float32 against float64, not a fault."""
     sentences = SENTENCES + list(study.sentences)
     batch = token_ids(mpnet, sentences)
     cfg = mpnet.config
@@ -396,27 +438,30 @@ def test_mpnet_three_way_every_hidden_state_on_the_corpus(mpnet, hf_mpnet, study
             input_ids=ids.masked_fill(mask == 0, 1), attention_mask=mask,
             output_attentions=True, output_hidden_states=True,
         )
-    ora = list(oracle.forward(mpnet, batch))
-    assert len(states) == len(hf.hidden_states) == len(ora[0].hidden_states) == cfg.n_layer + 1
+    assert len(states) == len(hf.hidden_states) == cfg.n_layer + 1
 
     # Hidden states are compared relative to their scale (the largest |value| of the state):
     # twelve float32 layers on sentences of up to ~90 tokens drift a few 1e-5 in absolute
     # terms on values of size ~10, float32 rounding, not a fault (reference and
     # transformers, both float32, agree to the bit). Attention weights (at most 1): absolute.
     d = {k: 0.0 for k in ("ref-hf hidden", "ref-hf alpha", "ora-hf hidden", "ora-hf alpha", "ref-ora hidden", "ref-ora alpha")}
-    for b, seq in enumerate(batch):
-        n = len(seq)
+
+    def three_way(b: int, o) -> None:
+        n = len(batch[b])
+        assert len(o.hidden_states) == cfg.n_layer + 1
         for i in range(cfg.n_layer + 1):
-            r, h, o = states[i][b, :n].numpy(), hf.hidden_states[i][b, :n].numpy(), ora[b].hidden_states[i]
-            scale = float(np.abs(o).max())
+            r, h, x = states[i][b, :n].numpy(), hf.hidden_states[i][b, :n].numpy(), o.hidden_states[i]
+            scale = float(np.abs(x).max())
             d["ref-hf hidden"] = max(d["ref-hf hidden"], maxdiff(r, h) / scale)
-            d["ora-hf hidden"] = max(d["ora-hf hidden"], maxdiff(o, h) / scale)
-            d["ref-ora hidden"] = max(d["ref-ora hidden"], maxdiff(r, o) / scale)
+            d["ora-hf hidden"] = max(d["ora-hf hidden"], maxdiff(x, h) / scale)
+            d["ref-ora hidden"] = max(d["ref-ora hidden"], maxdiff(r, x) / scale)
         for i in range(cfg.n_layer):
-            r, h, o = ref.alpha[i][b, :, :n, :n].numpy(), hf.attentions[i][b, :, :n, :n].numpy(), ora[b].alpha[i]
+            r, h, x = ref.alpha[i][b, :, :n, :n].numpy(), hf.attentions[i][b, :, :n, :n].numpy(), o.alpha[i]
             d["ref-hf alpha"] = max(d["ref-hf alpha"], maxdiff(r, h))
-            d["ora-hf alpha"] = max(d["ora-hf alpha"], maxdiff(o, h))
-            d["ref-ora alpha"] = max(d["ref-ora alpha"], maxdiff(r, o))
+            d["ora-hf alpha"] = max(d["ora-hf alpha"], maxdiff(x, h))
+            d["ref-ora alpha"] = max(d["ref-ora alpha"], maxdiff(r, x))
+
+    oras = activations.from_oracle(mpnet, batch, each=three_way)
     names = {"ref": "reference", "hf": "transformers", "ora": "oracle"}
     for what, diff in d.items():
         pair, kind = what.split()
@@ -425,16 +470,7 @@ def test_mpnet_three_way_every_hidden_state_on_the_corpus(mpnet, hf_mpnet, study
         record(f"mpnet-base {names[a]} vs {names[b]} {label}, {len(batch)} sentences", diff)
     assert all(x < TOL for x in d.values()), d
 
-
-@pytest.mark.measured   # the whole corpus through both implementations
-def test_mpnet_activations_reference_matches_oracle(mpnet, study):
-    """What the measurements read, on the tests' sentences and the corpus: alpha within
-    1e-5; the hidden state, ||v|| and ||f|| within 1e-5 of their scale (the largest
-    |value| of each sentence's array: up to ~12 for the norms, where float32 steps are
-    ~1e-6 and twelve float32 layers add up several). The reference is transformers'
-    float32 to the bit (test above): this is float32 against float64, not a fault."""
-    batch = token_ids(mpnet, SENTENCES + list(study.sentences))
-    refs, oras = activations.from_reference(mpnet, batch), activations.from_oracle(mpnet, batch)
+    refs = activations.from_reference(mpnet, batch)
     absolute = {"alpha": 0.0, "hidden": 0.0, "value_norm": 0.0, "output_norm": 0.0}
     relative = {"hidden": 0.0, "value_norm": 0.0, "output_norm": 0.0}
     for r, o in zip(refs, oras):
@@ -443,10 +479,10 @@ def test_mpnet_activations_reference_matches_oracle(mpnet, study):
         for field in relative:
             x, y = getattr(r, field), getattr(o, field)
             relative[field] = max(relative[field], maxdiff(x, y) / float(np.abs(y).max()))
-    for field, d in absolute.items():
-        record(f"mpnet-base activations.from_reference vs activations.from_oracle {field}", d)
-    for field, d in relative.items():
-        record(f"mpnet-base activations.from_reference vs activations.from_oracle {field}, relative to scale", d)
+    for field, diff in absolute.items():
+        record(f"mpnet-base activations.from_reference vs activations.from_oracle {field}", diff)
+    for field, diff in relative.items():
+        record(f"mpnet-base activations.from_reference vs activations.from_oracle {field}, relative to scale", diff)
     assert absolute["alpha"] < TOL, absolute
     assert max(relative.values()) < TOL, relative
 
@@ -504,3 +540,72 @@ def test_mpnet_position_bias_is_shared_and_moves_attention(mpnet):
     model = encoder.Encoder.from_checkpoint(mpnet)
     model.embeddings.position_offset = 0
     assert maxdiff(model(*encoder.pad(ids)).hidden, base.hidden) > 1e-2
+
+
+# --------------------------------------------------------------------------- float64
+
+# The oracle is published as a float64 re-run: held to transformers run in float64, two
+# float64 implementations agree to ~1e-14, while any step computed in float32 on the way
+# (a cast, a LayerNorm, a softmax, the norms) leaves errors of 1e-8 and more. 1e-10 tells
+# the two apart with orders of magnitude to spare on either side.
+F64_TOL = 1e-10
+
+
+def float64_differences(ckpt, model, sentences: list[str], **inputs) -> dict[str, float]:
+    """The oracle against a transformers model in float64, sentence by sentence,
+    unpadded: every layer's alpha, value vectors and ||f|| (formed here from the model's
+    own value vectors and W_O, in float64), and every hidden state."""
+    cfg = ckpt.config
+    nh, hs = cfg.n_head, cfg.d_head
+    d = {"alpha": 0.0, "value": 0.0, "f_norm": 0.0, "hidden states": 0.0}
+    batch = token_ids(ckpt, sentences)
+    for ids, o in zip(batch, oracle.forward(ckpt, batch), strict=True):
+        arrays = [*o.alpha, *o.value, *o.f_norm, *o.hidden_states]
+        assert all(a.dtype == np.float64 for a in arrays), "the oracle returned an array that is not float64"
+        values = []
+        hooks = [hf_value(layer).register_forward_hook(lambda m, i, out: values.append(out[0]))
+                 for layer in model.encoder.layer]
+        x = torch.tensor([ids])
+        try:
+            with torch.no_grad():
+                hf = model(input_ids=x, output_attentions=True, output_hidden_states=True,
+                           **{k: f(x) for k, f in inputs.items()})
+        finally:
+            for h in hooks:
+                h.remove()
+        for i, layer in enumerate(model.encoder.layer):
+            v = values[i].view(len(ids), nh, hs).transpose(0, 1)  # [T, C] -> [nh, T, hs]
+            W_O = hf_output_projection(layer).weight.detach()     # [C, C]
+            f_norm = torch.stack([(v[h] @ W_O[:, h * hs:(h + 1) * hs].T).norm(dim=-1) for h in range(nh)])
+            d["alpha"] = max(d["alpha"], maxdiff(hf.attentions[i][0], o.alpha[i]))
+            d["value"] = max(d["value"], maxdiff(v, o.value[i]))
+            d["f_norm"] = max(d["f_norm"], maxdiff(f_norm, o.f_norm[i]))
+        for h, state in zip(hf.hidden_states, o.hidden_states, strict=True):
+            d["hidden states"] = max(d["hidden states"], maxdiff(h[0], state))
+    for what, diff in d.items():
+        record(f"{ckpt.name} oracle vs transformers in float64 ({len(sentences)} sent.), {what}, tol {F64_TOL:.0e}", diff)
+    return d
+
+
+def test_the_oracle_is_float64_against_bertmodel_in_float64(l6, study):
+    """BertModel in float64 (eager attention) from the package's own folder, on the
+    tests' sentences and the first corpus sentences."""
+    from transformers import BertModel
+
+    with quiet_transformers():
+        model = BertModel.from_pretrained(str(l6.weights_path.parent), attn_implementation="eager",
+                                          add_pooling_layer=False, dtype=torch.float64).eval()
+    assert next(model.parameters()).dtype == torch.float64
+    sentences = SENTENCES + list(study.sentences[:4])
+    d = float64_differences(l6, model, sentences, token_type_ids=torch.zeros_like)
+    assert max(d.values()) < F64_TOL, d
+
+
+def test_the_mpnet_oracle_is_float64_against_mpnetmodel_in_float64(mpnet, mpnet_members):
+    """MPNetModel in float64 on one sentence with subwords: the relative-position bias
+    and MPNet's positions are in the oracle's float64 path too."""
+    pytest.importorskip("transformers")
+    model = hf_mpnet_model(mpnet_members).double()
+    assert next(model.parameters()).dtype == torch.float64
+    d = float64_differences(mpnet, model, [SENTENCES[1]])
+    assert max(d.values()) < F64_TOL, d

@@ -170,6 +170,44 @@ def test_the_null_swaps_a_pairs_heads_together():
     assert both(0.4) == 1 and both(0.95) == 2
 
 
+def test_the_best_head_has_the_smallest_uncorrected_p():
+    """Where Bonferroni caps every p at 1, the best head is still the one with the smallest
+    uncorrected p: 4 with the reader and none against (p = 1/16) beats 5 with and 4 against
+    (p = 1/2), though it has fewer follows. 20 heads: 1/16 x 20 > 1."""
+    follows = np.zeros((9, 20), bool)
+    opposes = np.zeros((9, 20), bool)
+    follows[:5, 0], opposes[5:, 0] = True, True          # head 0: 5 with, 4 against
+    follows[:4, 1] = True                                # head 1: 4 with, 0 against
+    h = flip.head_tests(follows, opposes, np.zeros(20), 10, HEADS)
+    assert h.p_corrected[:2] == [1.0, 1.0] and h.n_significant == 0
+    assert (h.best, h.best_follows, h.best_opposes) == ("L1H1", 4, 0)
+    assert h.best_p_value == pytest.approx(1 / 16)
+
+
+def test_heads_that_change_too_rarely_cannot_pass():
+    """Three heads, alpha 0.05: a head needs 6 changes (2^-6 x 3 < 0.05; 2^-5 x 3 > 0.05) to be
+    able to pass even if all went the reader's way, whichever way they actually went."""
+    follows, opposes = np.zeros((6, 3), bool), np.zeros((6, 3), bool)
+    opposes[:, 0] = True          # 6 changes, all against: could have passed
+    follows[:5, 1] = True         # 5 changes, all with: cannot
+    h = flip.head_tests(follows, opposes, np.zeros(3), 3, HEADS)
+    assert h.n_powered == 1 and h.n_significant == 0
+
+
+def test_passing_heads_counted_on_the_null_pairs():
+    """The heads that pass on the flip pairs, on the null pairs: head 0 passes; on the null
+    pairs it goes with the borrowed referent in 1 pair and against in 3; head 1 does not
+    pass and is not counted."""
+    flip_f, flip_o = flags("1111", "1100"), flags("0000", "0011")
+    null_f, null_o = flags("1000", "1111"), flags("0111", "0000")
+    got = flip.passing_on_null((flip_f, flip_o), (null_f, null_o), np.array([True, False]), BOOT)
+    assert (got.heads, got.null_follows, got.null_opposes, got.null_share) == (1, 1, 3, 0.25)
+    assert (got.flip_follows, got.flip_opposes, got.flip_share) == (4, 0, 1.0)
+    assert got.null_share_lo <= 0.25 <= got.null_share_hi and got.flip_share_lo == got.flip_share_hi == 1.0
+    nothing = flip.passing_on_null((flip_f, flip_o), (null_f, null_o), np.array([False, False]), BOOT)
+    assert (nothing.heads, nothing.null_follows, nothing.null_share, nothing.null_share_lo) == (0, 0, None, None)
+
+
 def _measured(pairs: list[FlipPair], follow: list[bool]) -> flip._Measured:
     """Two layers of one head; in pair k the layer-1 head follows the reader if follow[k],
     else opposes it; the layer-0 head always picks candidate 0."""

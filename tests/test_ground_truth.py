@@ -139,6 +139,43 @@ def test_fold_normalizes_token_rows_then_folds():
     assert f.fix_rows["alti"][0, 0] == pytest.approx([0.25, 0.5, 0.25])
 
 
+# -- added after the sceptical reading: the lazy baselines, the harmful rows, the survivors ---------
+
+def test_position_scores_know_only_where_the_word_is():
+    scores = truth.position_scores(np.array([0, 1, 4, 0]))
+    assert scores["position"].tolist() == [0.0, -1.0, -4.0, 0.0]      # the earlier the higher
+    assert scores["first_word"].tolist() == [1.0, 0.0, 0.0, 1.0]
+
+
+def test_harmful_profile_on_a_hand_made_case():
+    # Five rows: (word, layer, head); the first, second, fourth and fifth are harmful.
+    word, layer, head = np.array([0, 0, 3, 0, 2]), np.array([6, 6, 6, 0, 7]), np.array([4, 4, 4, 0, 4])
+    harmful = np.array([True, True, False, True, True])
+    # Every displayed row: L6H4 is opened for four words, three of them first words.
+    opened = (np.array([0, 0, 3, 0, 5]), np.array([6, 6, 6, 6, 1]), np.array([4, 4, 4, 4, 2]))
+    h = truth.harmful_profile(word, layer, head, harmful, *opened)
+    assert (h.n_rows, h.first_word) == (4, 3)                       # rows 0, 1, 3 are first words
+    assert (h.top_head, h.top_head_rows) == ("L6H4", 2)             # L6H4 twice, L0H0 and L7H4 once
+    assert (h.top_head_opened, h.top_head_opened_first_word) == (4, 3)
+    # A tie goes to the lowest layer: L0H0 and L6H4 once each.
+    tie = truth.harmful_profile(word, layer, head, np.array([True, False, False, True, False]), *opened)
+    assert (tie.top_head, tie.top_head_rows, tie.top_head_opened) == ("L0H0", 1, 0)
+    none = truth.harmful_profile(word, layer, head, np.zeros(5, bool), *opened)
+    assert (none.n_rows, none.top_head, none.top_head_opened) == (0, None, 0)
+
+
+def test_measured_survivors_on_a_hand_made_case():
+    # Rows of the ablation's sample; three survive, from two sentences; threshold 1e-3.
+    surv = np.array([True, True, False, True])
+    head_effect = np.array([2e-3, 5e-4, 9.0, 4e-3])
+    sink_effect = np.array([1.5e-3, 1e-4, 9.0, 5e-4])
+    n, sentences, above, harmful, over = truth.measured_survivors(surv, head_effect, sink_effect, np.array([7, 7, 8, 9]), 1e-3)
+    assert (n, sentences, above, harmful) == (3, 2, 2, 1)          # the non-survivor's 9.0 counts nowhere
+    assert over == pytest.approx(2.0)                              # median 2e-3 over 1e-3
+    empty = truth.measured_survivors(np.zeros(4, bool), head_effect, sink_effect, np.arange(4), 1e-3)
+    assert empty[:4] == (0, 0, 0, 0) and np.isnan(empty[4])
+
+
 # -- the reference against the oracle and a peer, on real sentences --------------------------------
 
 SENTENCES = ["The turbine blades are manufactured from a nickel-based superalloy with ceramic coatings.",
@@ -309,5 +346,22 @@ def test_small_study_rows_and_verdicts(small_measured, small_study):
     sample = small_study.zeroing_sample("l6")
     assert {s for s, v in zip(rows["sentence"], rows["value_zeroing"]["sink_share"]) if v is not None} <= set(sample)
     assert g.harmful_threshold == pytest.approx(np.median([v for v in rows["alpha"]["head_effect"] if v is not None]))
+    assert g.n_threshold_rows == sum(v is not None for v in rows["alpha"]["head_effect"])
     assert g.agreement is not None and g.agreement.max_abs_ablation_share < 1e-5
+    # Ablation shares are compared on the oracle's sentences inside the ablation's sample only.
+    oracle = range(0, len(small_study.sentences), small_study.truth_oracle_every)
+    assert g.agreement.ablation_sentences == len(set(oracle) & set(ablated)) < g.agreement.sentences
+    # Sample sizes in held-out sentences (added after the sceptical reading).
+    test = set(small_study.halves["test"])
+    held = {s for s, v in zip(rows["sentence"], rows["alpha"]["ablation_share"]) if v is not None and s in test}
+    assert g.ablation["alpha"].n_sentences == len(held) and g.tracking["alpha"].n_sentences == len(held)
+    for fix in truth.FIXES:
+        have = {s for s, v in zip(rows["sentence"], rows[fix]["sink_share"]) if v is not None and s in test}
+        assert g.fixes[fix].n_test_sentences == len(have)
+        other = [v for v in rows[fix]["sink_share_other"] if v is not None]
+        assert g.fixes[fix].max_sink_other == pytest.approx(max(other))
+        assert g.fixes[fix].rows_above_other == sum(v > 0.5 for v in other)
+    # The position baselines are scored on the same rows as alpha.
+    for name in truth.POSITION_BASELINES:
+        assert g.tracking[name].n_rows == g.tracking["alpha"].n_rows
     assert g.agreement.max_abs_kobayashi2021 < 1e-5 and g.agreement.max_abs_alti < 1e-5   # float32 on fix-only layers

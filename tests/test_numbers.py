@@ -22,6 +22,7 @@ from model.site.numbers import NumberError
     (0.000012345, "sci:1~1e-5", "1.2e-05"),
     (42, "int", "42"),
     (42.0, "int", "42"),
+    (4, "ord", "4th"), (32, "ord", "32nd"), (1, "ord", "1st"), (3, "ord", "3rd"), (11, "ord", "11th"), (112, "ord", "112th"),
     ("MiniLM", "text", "MiniLM"),
     (0.5, "text", "0.5"),
     (True, "yesno", "yes"),
@@ -40,6 +41,8 @@ def test_a_bad_format_says_which_formats_exist(fmt):
 def test_formats_that_would_hide_something_are_errors():
     with pytest.raises(NumberError, match=r"'k' = 0.5 is not a whole number; format 'int' would hide that"):
         numbers.format_value("k", 0.5, "int")
+    with pytest.raises(NumberError, match=r"'k' = 2.5 is not a whole number; format 'ord' would hide that"):
+        numbers.format_value("k", 2.5, "ord")
     with pytest.raises(NumberError, match=r"'k' is text \('MiniLM'\); cite it with format 'text'"):
         numbers.format_value("k", "MiniLM", "pct:1")
 

@@ -32,7 +32,7 @@ def test_the_instrument_index_carries_the_definitions_the_script_must_not_repeat
     assert index["threshold"] == 0.5 and index["tie_tolerance"] == 1e-3 and index["tiny_mass"] == TINY_MASS
     assert [(x["key"], x["label"]) for x in index["lenses"]] == [(k, LENS_LABELS[k]) for k in LENSES]
     assert index["models"]["l3"] == {"name": "minilm-l3", "title": "minilm-l3 (3 layers × 12 heads)", "n_layers": 3,
-                                     "n_heads": 12, "positional": POSITIONAL, "runtime": None}
+                                     "n_heads": 12, "positional": POSITIONAL, "runtime": None, "value_zeroing_every": None}
     assert index["models"]["l6"]["runtime"] == "assets/runtime/l6/manifest.json"   # study.yml's runtime models
 
 

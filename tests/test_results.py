@@ -63,8 +63,35 @@ def test_code_digest_follows_every_source_file(tmp_path):
     (tmp_path / "notes.txt").write_text("still not code\n")
     assert results_mod.code_digest(tmp_path) == first
     (tmp_path / "a.py").write_text("x = 2\n")
-    assert results_mod.code_digest(tmp_path) != first
-    assert results_mod.code_version() == results_mod.code_digest(ROOT / "model")
+    top = results_mod.code_digest(tmp_path)
+    assert top != first
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.py").write_text("y = 1\n")
+    nested = results_mod.code_digest(tmp_path)
+    assert nested != top                                                 # a subfolder's source counts
+    assert results_mod.code_digest(tmp_path, leave_out=("sub",)) == top  # unless it is left out
+    (tmp_path / "sub" / "b.py").rename(tmp_path / "b.py")                # the same bytes, another path
+    assert results_mod.code_digest(tmp_path) != nested
+
+
+def test_the_code_version_covers_the_weights_package_and_not_the_site(tmp_path, monkeypatch):
+    """model/weights/ loads every tensor: a change there is a change of measurement code.
+    model/site/ has its own digest (gate.SITE_CODE): a change there measures nothing again."""
+    from model.site import gate
+
+    code = tmp_path / "model"
+    shutil.copytree(ROOT / "model", code, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(results_mod, "CODE_DIR", code)
+    first = results_mod.code_version()
+    assert first == results_mod.code_digest(ROOT / "model", leave_out=("site",))
+    with open(code / "weights" / "formats.py", "a") as fh:
+        fh.write("# an edit\n")
+    second = results_mod.code_version()
+    assert second != first
+    with open(code / "site" / "tables.py", "a") as fh:
+        fh.write("# an edit\n")
+    assert results_mod.code_version() == second
+    assert results_mod.code_digest(code / "site") != results_mod.code_digest(gate.SITE_CODE)
 
 
 def test_the_results_of_the_real_study(session_results, study):

@@ -125,8 +125,8 @@ def test_text_from_the_results_is_escaped_in_cells():
 
 # -- the flip's tables, on hand-made flip results ---------------------------------------------------
 
-def _heads(follows, opposes, corrected, best="L1H0"):
-    return {"layer": [1, 1, 2], "head": [0, 1, 0], "follows": follows, "opposes": opposes, "p_value": corrected,
+def _heads(follows, opposes, corrected, best="L1H0", p_value=None):
+    return {"layer": [1, 1, 2], "head": [0, 1, 0], "follows": follows, "opposes": opposes, "p_value": p_value or corrected,
             "p_corrected": corrected, "picks_reader": [0.5, 0.6, 0.7], "alpha": 0.05, "family": 3,
             "n_significant": sum(p < 0.05 for p in corrected), "significant": [], "best": best,
             "best_follows": max(follows), "best_opposes": 0, "best_p_value": min(corrected),
@@ -164,11 +164,21 @@ def flip_recorder():
     return Recorder(values, {"models": {"l6": {"flips": FLIPS}}, "bootstrap": {"level": 0.95}})
 
 
-def test_flip_top_heads_lists_the_passing_heads_then_more_by_corrected_p(flip_recorder):
+def test_flip_top_heads_lists_the_passing_heads_then_more_by_uncorrected_p(flip_recorder):
     rows = cells(tables.flip_top_heads(flip_recorder, "l6", more=1))
-    assert rows == [["L1H1", "9 / 0", "4 / 0", "4 / 0", "2 / 2", "1.0e-02", "60.0%"],
-                    ["L1H0", "5 / 1", "3 / 0", "3 / 0", "1 / 1", "5.0e-01", "50.0%"]]
+    assert rows == [["L1H1", "9 / 0", "4 / 0", "4 / 0", "2 / 2", "1.0e-02", "1.0e-02", "60.0%"],
+                    ["L1H0", "5 / 1", "3 / 0", "3 / 0", "1 / 1", "5.0e-01", "5.0e-01", "50.0%"]]
     assert "l6.flip.null.alpha.head.L1H1.opposes" in flip_recorder.cited and "l6.flip.mirrored.alpha.head.L1H0.follows" in flip_recorder.cited
+
+
+def test_flip_top_heads_orders_by_uncorrected_p_where_correction_caps_it():
+    """Corrected p's all capped at 1: the order is the uncorrected p's (L2H0, then L1H0),
+    not the tie rule's (most follows)."""
+    flips = _set(FLIP_PAIRS, _heads([5, 0, 4], [4, 0, 0], [1.0, 1.0, 1.0], p_value=[0.5, 1.0, 0.0625]))
+    values = {"l6.checkpoint": "mini", "l6.model": "l6", "l6.n_layers": 3, "bootstrap.level": 0.95}
+    numbers._flip_set(values, "l6.flip", flips | {"orders": {o: flips for o in ("original", "mirrored")}, "null": flips})
+    r = Recorder(values, {"models": {"l6": {"flips": flips}}, "bootstrap": {"level": 0.95}})
+    assert [row[0] for row in cells(tables.flip_top_heads(r, "l6", more=2))] == ["L2H0", "L1H0"]
 
 
 def test_flips_shows_each_pair_and_each_null_pair_by_its_frame(flip_recorder):

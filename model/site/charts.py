@@ -561,6 +561,8 @@ def mutant_sinks(results: dict, model: str):
 # -- part 8: the ground truth and the later fixes (model/truth.py) -------------------------------
 
 FIX_NAMES = {"kobayashi2021": "ATB+RES+LN", "alti": "ALTI", "value_zeroing": "value zeroing"}
+# Lazy scores that know only where the word is (model/truth.py, added after the sceptical reading)
+BASELINE_NAMES = {"position": "baseline: position", "first_word": "baseline: first word"}
 
 
 def ablation_scatter(results: dict, model: str):
@@ -615,9 +617,9 @@ def fix_sinks(results: dict, model: str):
 
 def tracking_chart(results: dict):
     """Per model and reading: the rank correlation of its sink share with the ablation sink
-    share, with its interval (held-out rows)."""
+    share, with its interval (held-out rows), and the same for the position baselines."""
     alt = _alt()
-    labels = {**LENS_LABELS, **FIX_NAMES}
+    labels = {**LENS_LABELS, **FIX_NAMES, **BASELINE_NAMES}
     data = [{"model": _name(results, k), "reading": labels[lens], "rho": t["spearman"], "lo": t["spearman_lo"],
              "hi": t["spearman_hi"]}
             for k, m in results["models"].items() for lens, t in m["ground_truth"]["tracking"].items()
@@ -874,7 +876,8 @@ def flip_heads_words(results: dict, num: Num, model: str) -> Words:
         "line is the 95th percentile of the largest count with the reader when each pair's two sentences are "
         "swapped at random.",
         f"Two scatter plots of {num(f'{p}.family', 'int')} heads each. On the flip pairs "
-        f"{num(f'{p}.n_significant', 'int')} heads pass the corrected test; the best, {num(f'{p}.best', 'text')}, "
+        f"{num(f'{p}.n_significant', 'int')} heads pass the corrected test; the head with the smallest uncorrected p, "
+        f"{num(f'{p}.best', 'text')}, "
         f"changes with the reader in {num(f'{p}.best_follows', 'int')} pairs and against it in "
         f"{num(f'{p}.best_opposes', 'int')} (corrected p = {num(f'{p}.best_p_corrected', 'sci:1')}); the largest "
         f"count with the reader is {num(f'{model}.flip.alpha.most_pairs_followed', 'int')}, against "
@@ -963,7 +966,7 @@ def ablation_scatter_words(results: dict, num: Num, model: str) -> Words:
         "attention gives [CLS] and [SEP] (across) against how much of what the head does to the word comes through "
         "them, measured by removing their part (up). Harmful rows, where removing the sink moves the word more than "
         "removing a typical whole head does, have a mark and colour of their own. The dashed line is where the two agree.",
-        f"Scatter plot of {num(f'{p}.n_rows', 'int')} rows, both axes from 0 % to 100 %. The median row gives the sink "
+        f"Scatter plot of {num(f'{p}.n_rows', 'int')} rows, both axes from 0 % to 100 %. The median sampled row gives the sink "
         f"{num(f'{p}.registered_median_sink', 'pct:1')} of its attention, and the sink carries "
         f"{num(f'{p}.median_share', 'pct:1')} of the head's effect on the word; {num(f'{p}.harmful', 'int')} rows are harmful.",
     )
@@ -986,11 +989,14 @@ def tracking_chart_words(results: dict, num: Num) -> Words:
     parts = "; ".join(
         f"{_name(results, k)}: ATB+RES+LN {num(f'{k}.track.kobayashi2021.spearman', 'fixed:2')}, "
         f"ALTI {num(f'{k}.track.alti.spearman', 'fixed:2')}, value zeroing "
-        f"{num(f'{k}.track.value_zeroing.spearman', 'fixed:2')}, α {num(f'{k}.track.alpha.spearman', 'fixed:2')}"
+        f"{num(f'{k}.track.value_zeroing.spearman', 'fixed:2')}, α {num(f'{k}.track.alpha.spearman', 'fixed:2')}, "
+        f"the word's position {num(f'{k}.track.position.spearman', 'fixed:2')}"
         for k in results["models"])
     return Words(
         "How well each reading's sink share ranks the rows as the ablation does: Spearman's ρ with the ablation sink "
-        "share, held-out rows, one mark per model with its 95 % interval. 0 is no relation, 1 the same order.",
+        "share, held-out rows, one mark per model with its 95 % interval. 0 is no relation, 1 the same order. The last "
+        "two lines are lazy scores that know only where the word is (its position, earlier first; the sentence's "
+        "first word), added after the sceptical reading.",
         f"Dot plot with intervals, ρ from −1 to 1, one line per reading and model. {parts}.",
     )
 

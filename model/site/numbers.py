@@ -173,6 +173,8 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         _put(out, f"{k}.check", m["checks"])
     _put(out, f"{k}.rollout", m["rollout"])
     _flip_set(out, f"{k}.flip", m["flips"])
+    for lens, x in (m["flips"].get("passing_on_null") or {}).items():   # the heads that pass, on the null pairs
+        _put(out, f"{k}.flip.passing_on_null.{lens}", x)
     for name, mutant in m.get("mutant", {}).items():  # deliberately wrong variants (model/mutants.py)
         _put(out, f"{k}.mutant.{name}", mutant)
     _truth(out, k, m.get("ground_truth"))
@@ -181,8 +183,9 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
 def _truth(out: dict, k: str, gt: dict | None) -> None:
     """Part 8 (model/truth.py): `l6.truth.alpha.median_share` (the ablation ground truth on
     the head a lens opens), `l6.fix.alti.rows_above` (a later fix as a lens),
-    `l6.track.alti.spearman` (how it tracks the ground truth), `l6.idle.value_norm.*`, and
-    `l6.truth.agreement.*` (reference against oracle)."""
+    `l6.track.alti.spearman` (how it tracks the ground truth; `l6.track.position.auc`, a
+    lazy baseline), `l6.idle.value_norm.*`, `l6.truth.harmful_rows.*` (what the harmful rows
+    are) and `l6.truth.agreement.*` (reference against oracle)."""
     if not gt:
         return
     _put(out, f"{k}.truth", gt)
@@ -191,6 +194,8 @@ def _truth(out: dict, k: str, gt: dict | None) -> None:
             _put(out, f"{k}.{prefix}.{name}", stats)
     if gt.get("agreement"):
         _put(out, f"{k}.truth.agreement", gt["agreement"])
+    if gt.get("harmful_rows"):   # what the harmful rows are (added after the sceptical reading)
+        _put(out, f"{k}.truth.harmful_rows", gt["harmful_rows"])
 
 
 # The sets of flip pairs analysed, named by the part of their keys after "flip" ("" for every
@@ -272,7 +277,7 @@ def md_text(value: Any) -> str:
 
 # -- formats ------------------------------------------------------------------------------
 
-_FORMAT = re.compile(r"^(?:(pct|pp|fixed|ratio|sci):(\d)|(int|text|yesno))(?:~(\d+(?:\.\d*)?(?:e-?\d+)?))?$")
+_FORMAT = re.compile(r"^(?:(pct|pp|fixed|ratio|sci):(\d)|(int|ord|text|yesno))(?:~(\d+(?:\.\d*)?(?:e-?\d+)?))?$")
 
 
 @functools.lru_cache(maxsize=256)   # thousands of citations, a few dozen formats
@@ -283,7 +288,7 @@ def parse_format(fmt: str) -> tuple[str, int, float | None]:
     m = _FORMAT.match(fmt) if isinstance(fmt, str) else None
     if not m:
         raise NumberError(
-            f"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, text or yesno, "
+            f"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, ord, text or yesno, "
             f"optionally followed by ~TOLERANCE (sci:1~1e-5){_format_hint(fmt)}"
         )
     noise = float(m.group(4)) if m.group(4) else None
@@ -291,10 +296,11 @@ def parse_format(fmt: str) -> tuple[str, int, float | None]:
 
 
 _DIGIT_KINDS = ("pct", "pp", "fixed", "ratio", "sci")
-_PLAIN_KINDS = ("int", "text", "yesno")
+_PLAIN_KINDS = ("int", "ord", "text", "yesno")
 _KIND_WORDS = {"percent": "pct", "percentage": "pct", "float": "fixed", "decimal": "fixed", "number": "fixed",
                "integer": "int", "count": "int", "bool": "yesno", "boolean": "yesno", "str": "text", "string": "text",
-               "times": "ratio", "x": "ratio", "exp": "sci", "scientific": "sci", "points": "pp"}
+               "times": "ratio", "x": "ratio", "exp": "sci", "scientific": "sci", "points": "pp",
+               "ordinal": "ord", "nth": "ord"}
 
 
 def _format_hint(fmt: Any) -> str:
@@ -328,10 +334,10 @@ def format_value(key: str, value: Any, fmt: str) -> str:
         raise NumberError(f"{key!r} is text ({value!r}); cite it with format 'text'")
     if kind == "yesno":
         return "yes" if value else "no"
-    if kind == "int":
+    if kind in ("int", "ord"):
         if float(value) != int(value):
-            raise NumberError(f"{key!r} = {value!r} is not a whole number; format 'int' would hide that")
-        return f"{int(value)}"
+            raise NumberError(f"{key!r} = {value!r} is not a whole number; format {kind!r} would hide that")
+        return f"{int(value)}" if kind == "int" else ordinal(int(value))
     if kind == "pct":
         return f"{value * 100:.{digits}f}%"
     if kind == "pp":  # a difference of two shares: percentage points
@@ -343,6 +349,12 @@ def format_value(key: str, value: Any, fmt: str) -> str:
     return f"{value:.{digits}e}"  # sci
 
 
+def ordinal(n: int) -> str:
+    """4 -> "4th", 32 -> "32nd", 11 -> "11th"."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 @functools.lru_cache(maxsize=16384)   # every citation, on every build
 def tolerance(fmt: str, value: Any) -> float:
     """Half the last printed unit: a move below it cannot change what the reader sees
@@ -351,7 +363,7 @@ def tolerance(fmt: str, value: Any) -> float:
     kind, digits, noise = parse_format(fmt)
     if noise is not None:
         return noise
-    if kind in ("text", "yesno", "int"):
+    if kind in ("text", "yesno", "int", "ord"):
         return 0.0
     if kind in ("pct", "pp"):
         return 0.5 * 10 ** -(digits + 2)

@@ -15,7 +15,7 @@ build can cache its output by the weights' digest. What it writes, under `folder
 
 Tensors are float32 little-endian, exactly the checkpoint's values (no quantization: the
 runtime is held to the reference within the tolerance of study.yml). Names and layouts
-are those of `model/weights.py` (Linear weights [out, in]).
+are those of `model/weights/` (Linear weights [out, in]).
 """
 from __future__ import annotations
 

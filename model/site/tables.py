@@ -446,7 +446,8 @@ def flip_sets(r) -> str:
     """Per model and set of pairs (both orders; each order; the null pairs), under α: how
     often the heads moved the reader's way, the per-head sign tests and the null of their
     maximum, and the model's own probe. Narrow enough to print: the models by their short
-    names, the best head's corrected p left to `flip_top_heads`."""
+    names, the best head's p left to `flip_top_heads`. The best head is the one with the
+    smallest uncorrected p (study.yml): where none passes, the corrected p's are all 1."""
     rows = []
     for key in r.results["models"]:
         for name, label in SET_LABELS.items():
@@ -461,25 +462,27 @@ def flip_sets(r) -> str:
                          r.cite(f"{p}.alpha.most_pairs_followed", "int"), r.cite(f"{h}.null_max_follows", "fixed:0"),
                          r.cite(f"{p}.model_follows", "pct:1"), _range(r, f"{p}.model_follows", "pct:1")])
     return md_table(["Model", "Pairs", "Number", "Heads moved toward the reader", ci_head(r),
-                     "Heads passing the corrected sign test", "Best head: pairs with / against", "Most pairs one head follows",
+                     "Heads passing the corrected sign test", "Head with the smallest uncorrected p: pairs with / against",
+                     "Most pairs one head follows",
                      "... if swapped at random (95th pct.)", "Final state nearer the reader's noun", ci_head(r)], rows)
 
 
 def flip_top_heads(r, model: str, more: int = 5) -> str:
-    """The heads of one model with the smallest corrected p under α (every flip pair): every
-    head that passes and `more` after them, with their counts in each set of pairs."""
+    """The heads of one model with the smallest uncorrected p under α (every flip pair), the
+    order of the best head (model/flip.py): every head that passes and `more` after them,
+    with their counts in each set of pairs."""
     heads = r.results["models"][model]["flips"]["lenses"]["alpha"]["heads"]
-    order = sorted(range(len(heads["follows"])), key=lambda i: (heads["p_corrected"][i], -heads["follows"][i], i))
+    order = sorted(range(len(heads["follows"])), key=lambda i: (heads["p_value"][i], -heads["follows"][i], i))
     rows = []
     for i in order[: heads["n_significant"] + more]:
         name = f"L{heads['layer'][i]}H{heads['head'][i]}"
         cell = lambda s: (f"{r.cite(f'{flip_key(model, s)}.alpha.head.{name}.follows', 'int')} / "
                           f"{r.cite(f'{flip_key(model, s)}.alpha.head.{name}.opposes', 'int')}")
         p = f"{model}.flip.alpha.head.{name}"
-        rows.append([name, *(cell(s) for s in ("", "original", "mirrored", "null")), r.cite(f"{p}.p_corrected", "sci:1"),
-                     r.cite(f"{p}.picks_reader", "pct:1")])
+        rows.append([name, *(cell(s) for s in ("", "original", "mirrored", "null")), r.cite(f"{p}.p_value", "sci:1"),
+                     r.cite(f"{p}.p_corrected", "sci:1"), r.cite(f"{p}.picks_reader", "pct:1")])
     return md_table(["Head", "Both orders: pairs with / against the reader", "As first written", "Mirrored",
-                     "Null pairs", "Corrected p, both orders", "Sentences whose winner is the reader's noun"], rows)
+                     "Null pairs", "p, both orders", "Corrected p", "Sentences whose winner is the reader's noun"], rows)
 
 
 def flips(r, pairs: str = "flip") -> str:
@@ -579,7 +582,9 @@ def tokens(r) -> str:
 
 FIX_LABELS = {"kobayashi2021": "ATB+RES+LN (Kobayashi 2021)", "alti": "ALTI (Ferrando 2022)",
               "value_zeroing": "value zeroing (Mohebbi 2023)"}   # model/truth.py's, with the paper
-TRACK_LABELS = {**{lens: f"{LENS_LABELS[lens]} (α's head)" for lens in LENSES}, **FIX_LABELS}
+TRACK_LABELS = {**{lens: f"{LENS_LABELS[lens]} (α's head)" for lens in LENSES}, **FIX_LABELS,
+                # lazy scores that know only where the word is (added after the sceptical reading)
+                "position": "baseline: the word's position (earlier first)", "first_word": "baseline: the sentence's first word"}
 
 
 def _ci(r, key: str, fmt: str) -> str:
@@ -606,7 +611,7 @@ def truth_verdicts(r) -> str:
                          "adopted" if r.numbers[f"{p}.adopted"] else "not adopted", "—"])
         for fix, label in FIX_LABELS.items():
             p = f"{key}.fix.{fix}"
-            sample = "α's layer" if fix != "value_zeroing" else f"α's layer, every {r.cite(f'{key}.truth.value_zeroing_every', 'int')}th sentence"
+            sample = "α's layer" if fix != "value_zeroing" else f"α's layer, one sentence in {r.cite(f'{key}.truth.value_zeroing_every', 'int')}"
             rows.append([_model_name(r, key), label, sample,
                          f"{r.cite(f'{p}.rows_above', 'int')} of {r.cite(f'{p}.n_rows_all', 'int')}",
                          "adopted" if r.numbers[f"{p}.adopted"] else "not adopted",
@@ -624,9 +629,11 @@ def tracking(r) -> str:
             p = f"{key}.track.{lens}"
             if f"{p}.spearman" not in r.numbers:
                 continue
-            rows.append([_model_name(r, key), label, r.cite(f"{p}.n_rows", "int"), _ci(r, f"{p}.spearman", "fixed:2"),
+            rows.append([_model_name(r, key), label,
+                         f"{r.cite(f'{p}.n_rows', 'int')} ({r.cite(f'{p}.n_sentences', 'int')})",
+                         _ci(r, f"{p}.spearman", "fixed:2"),
                          r.cite(f"{p}.n_harmful", "int"), _ci(r, f"{p}.auc", "fixed:2") if f"{p}.auc" in r.numbers else "—"])
-    return md_table(["Model", "Sink share under", "Held-out rows", f"Spearman with the ablation sink share ({ci_head(r)})",
+    return md_table(["Model", "Sink share under", "Held-out rows (sentences)", f"Spearman with the ablation sink share ({ci_head(r)})",
                      "Harmful rows among them", f"ROC AUC for the harmful rows ({ci_head(r)})"], rows)
 
 
@@ -634,15 +641,19 @@ def ablation(r) -> str:
     """The ground truth per model, on the head the instrument opens under α (held-out rows)."""
     rows = []
     for key in r.results["models"]:
-        p = f"{key}.truth.alpha"
-        rows.append([_model_name(r, key), r.cite(f"{p}.registered_median_sink", "pct:1"),
+        p, t = f"{key}.truth.alpha", f"{key}.truth"
+        rows.append([_model_name(r, key), f"{r.cite(f'{p}.n_rows', 'int')} ({r.cite(f'{p}.n_sentences', 'int')})",
+                     r.cite(f"{p}.registered_median_sink", "pct:1"),
                      _ci(r, f"{p}.median_share", "pct:1"), _ci(r, f"{p}.above_50_share", "pct:1"),
                      r.cite(f"{p}.median_share_without_word", "pct:1"),
-                     r.cite(f"{p}.median_head_effect", "sci:1"), r.cite(f"{key}.truth.harmful_threshold", "sci:1"),
+                     r.cite(f"{p}.median_head_effect", "sci:1"),
+                     f"{r.cite(f'{t}.harmful_threshold', 'sci:1')} ({r.cite(f'{t}.n_threshold_rows', 'int')} rows, "
+                     f"{r.cite(f'{t}.n_ablation_sentences', 'int')} sentences)",
                      _ci(r, f"{p}.harmful_share", "pct:1")])
-    return md_table(["Model", "Median sink share (registered)", "Median ablation sink share", "Rows above 50 % by ablation",
+    return md_table(["Model", "Held-out rows sampled (sentences)", "Their median sink share (registered)",
+                     "Median ablation sink share", "Rows above 50 % by ablation",
                      "... content without the word itself (sensitivity)", "Median head effect (1 − cos)",
-                     "Harmful above (median head effect, every sentence)", "Harmful rows"], rows)
+                     "Harmful above: the median head effect of the sample's α rows, both halves", "Harmful rows"], rows)
 
 
 def ablation_lenses(r, model: str) -> str:
@@ -650,11 +661,13 @@ def ablation_lenses(r, model: str) -> str:
     rows = []
     for lens in LENSES:
         p = f"{model}.truth.{lens}"
-        rows.append([LENS_LABELS[lens], r.cite(f"{p}.n_rows", "int"), r.cite(f"{p}.registered_median_sink", "pct:1"),
+        rows.append([LENS_LABELS[lens], f"{r.cite(f'{p}.n_rows', 'int')} ({r.cite(f'{p}.n_sentences', 'int')})",
+                     r.cite(f"{p}.registered_median_sink", "pct:1"),
                      _ci(r, f"{p}.median_share", "pct:1"), r.cite(f"{p}.median_sink_effect", "sci:1"),
                      r.cite(f"{p}.median_content_effect", "sci:1"), _ci(r, f"{p}.median_head_effect", "sci:1"),
                      _ci(r, f"{p}.harmful_share", "pct:1")])
-    return md_table(["Head opened under", "Rows", "Median sink share (the lens's)", "Median ablation sink share",
+    return md_table(["Head opened under", "Held-out rows sampled (sentences)", "Median sink share (the lens's)",
+                     "Median ablation sink share",
                      "Median sink effect", "Median content effect", "Median head effect", "Harmful rows"], rows)
 
 
@@ -665,11 +678,11 @@ def fixes(r, model: str) -> str:
         p = f"{model}.fix.{fix}"
         strongest = (f"{r.cite(f'{p}.strongest_median_sink', 'pct:1')}; {r.cite(f'{p}.strongest_rows_above', 'int')} rows above"
                      if f"{p}.strongest_median_sink" in r.numbers else "—")
-        rows.append([label, r.cite(f"{p}.n_sentences", "int"), r.cite(f"{p}.n_rows", "int"),
+        rows.append([label, r.cite(f"{p}.n_test_sentences", "int"), r.cite(f"{p}.n_rows", "int"),
                      _ci(r, f"{p}.median_sink", "pct:1"), _ci(r, f"{p}.median_self", "pct:1"),
                      _ci(r, f"{p}.median_sink_other", "pct:1"), _ci(r, f"{p}.above_50_share", "pct:1"),
                      r.cite(f"{p}.above_50_other_share", "pct:1"), strongest])
-    return md_table(["Fix", "Sentences", "Held-out rows", "Median sink share (registered)", "Median own column",
+    return md_table(["Fix", "Held-out sentences", "Held-out rows", "Median sink share (registered)", "Median own column",
                      "Added: median sink share among the other words", "Rows above 50 % (registered)",
                      "Added: rows above 50 % among the other words", "Sensitivity: strongest layer, median; rows above"], rows)
 
@@ -685,13 +698,18 @@ def idle_heads(r) -> str:
             rows.append([_model_name(r, key), LENS_LABELS[lens], r.cite(f"{p}.n_survivors", "int"),
                          _ci(r, f"{p}.median_ratio_survivors", "ratio:2") if surv else "—",
                          _ci(r, f"{p}.median_ratio_others", "ratio:2"),
+                         f"{r.cite(f'{p}.n_survivors_measured', 'int')} "
+                         f"({r.cite(f'{p}.n_survivor_sentences_measured', 'int')})",
                          _ci(r, f"{p}.median_effect_survivors", "sci:1"),
                          _ci(r, f"{p}.median_effect_others", "sci:1"),
+                         (f"{r.cite(f'{p}.survivors_above_threshold', 'int')}; {r.cite(f'{p}.survivors_harmful', 'int')}"
+                          if r.numbers[f"{p}.n_survivors_measured"] else "—"),
                          r.cite(f"{p}.idle", "yesno"),
                          f"{r.cite(f'{p}.weighted_rows_above', 'int')} of {r.cite(f'{p}.weighted_n_rows', 'int')} "
                          f"({'adopted' if r.numbers[f'{p}.weighted_adopted'] else 'not adopted'})"])
     return md_table(["Model", "Lens", "Held-out rows above 50 %", "Their head's bound ratio (median)",
-                     "Other rows' (median)", "Their head effect (median)", "Other rows'", "Idle heads (study.yml's test)",
+                     "Other rows' (median)", "Of them, in the ablation's sample (sentences)", "Their head effect (median)",
+                     "Other rows'", "Of them: head effect above the harmful threshold; harmful", "Idle heads (study.yml's test)",
                      "Effect-weighted rule (post hoc): rows above 50 %"], rows)
 
 
@@ -700,10 +718,12 @@ def truth_agreement(r) -> str:
     rows = []
     for key in r.results["models"]:
         c = lambda k, fmt=NOISE: r.cite(f"{key}.truth.agreement.{k}", fmt)
-        rows.append([_model_name(r, key), c("sentences", "int"), c("zeroing_sentences", "int"), c("max_abs_ablation_share"),
+        rows.append([_model_name(r, key), c("sentences", "int"), c("ablation_sentences", "int"), c("zeroing_sentences", "int"),
+                     c("max_abs_ablation_share"),
                      c("max_abs_effect"), c("max_abs_kobayashi2021"), c("max_abs_alti"), c("max_abs_value_zeroing"),
                      c("max_abs_bound_ratio")])
-    return md_table(["Model", "Sentences", "... with value zeroing", "Ablation sink share", "Effects (1 − cos)",
+    return md_table(["Model", "Sentences", "... in the ablation's sample", "... with value zeroing",
+                     "Ablation sink share (its sample's)", "Effects (1 − cos)",
                      "ATB+RES+LN rows", "ALTI rows", "Value-zeroing rows", "Bound ratio"], rows)
 
 
