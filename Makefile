@@ -20,7 +20,7 @@ export NO_MKDOCS_2_WARNING := 1
 # second work tree sharing one .venv builds and tests its own code).
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: site test test-fast serve bench accept check clean
+.PHONY: site test test-fast serve bench accept check clean render numbers
 
 $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
@@ -61,8 +61,11 @@ test: $(STAMP) $(CHROMIUM) $(AXE)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured"
 
+# --dirty: a save rebuilds the saved page (the hooks rebuild every page when the results or
+# the lock change); not strict, so a warning shows in the log instead of stopping the server.
+# bench/serve.py runs the same command (SERVE_ARGS).
 serve: $(STAMP)
-	$(BIN)/mkdocs serve
+	$(BIN)/mkdocs serve --dirty --no-strict
 
 check: $(STAMP)
 	$(BIN)/python -m model check
@@ -70,9 +73,19 @@ check: $(STAMP)
 accept: $(STAMP)
 	$(BIN)/python -m model accept
 
+# The project with every page rendered, for a builder that ignores hooks (Zensical, plain
+# MkDocs): make render RENDER_OUT=folder; nothing is written if the numbers gate fails.
+RENDER_OUT ?= rendered
+render: $(STAMP)
+	$(BIN)/python -m model render $(RENDER_OUT)
+
+# The keys a page can cite: make numbers PATTERN="l6 median sink"
+numbers: $(STAMP)
+	$(BIN)/python -m model numbers $(if $(PATTERN),"$(PATTERN)")
+
 # Options: make bench BENCH_ARGS="--cold 3 --warm 5" (python -m bench --help lists them).
 bench: $(STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
-	rm -rf site .cache
+	rm -rf site .cache rendered

@@ -1,7 +1,7 @@
 """`make bench`: how long the site takes to build, and why, in one table.
 
-    .venv/bin/python -m bench [--cold N] [--warm N] [--model-rounds N] [--rev REV]
-                              [--no-install] [--no-runtime] [--no-encoder] [--no-suite] [--keep]
+    .venv/bin/python -m bench [--cold N] [--warm N] [--saves N] [--model-rounds N] [--rev REV]
+                              [--no-install] [--no-runtime] [--no-encoder] [--no-serve] [--no-suite] [--keep]
     .venv/bin/python -m bench --only-encoder [--rev REV]
 
 Everything is measured side by side in one run on this machine; rounds interleave the
@@ -15,8 +15,10 @@ working tree, or of git revision --rev), by the builds and by the bench alike.
 - cold:  an empty cache, everything computed. The first is the build that fills the
   warm copy's cache; the others run in a copy of their own, its cache emptied first;
 - warm:  one sentence of one page edited (a prose edit), then built with the cache;
-- plain: MkDocs alone, hooks off, on the same content (bench/project.py, `plain_copy`):
-  the floor a hooked build cannot go under.
+- plain: MkDocs alone, hooks off, on the same content (bench/project.py, `plain_copy`:
+  `python -m model render`'s tree): the floor a hooked build cannot go under.
+- serve: `make serve`'s command in the warm copy and in the plain one; a prose line of the
+  largest article saved, and the page polled until it shows the edit (bench/serve.py).
 Peak memory: the build's process tree (MkDocs, and on a cold build the notebook kernel
 and the Vega bundler) sampled every 50 ms with psutil, RSS summed.
 
@@ -74,12 +76,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     ap.add_argument("--cold", type=int, default=2, help="cold builds (default 2; each takes minutes)")
     ap.add_argument("--warm", type=int, default=5, help="warm and plain builds, each (default 5)")
+    ap.add_argument("--saves", type=int, default=5, help="saves under `make serve`, hooked and plain (default 5)")
     ap.add_argument("--model-rounds", type=int, default=1,
                     help="one-model measurements per model (default 1; 0 skips them)")
     ap.add_argument("--rev", help="measure this git revision instead of the working tree")
     ap.add_argument("--no-install", action="store_true", help="skip installing the 12-layer model's packages")
     ap.add_argument("--no-runtime", action="store_true", help="skip the browser runtime's bench")
     ap.add_argument("--no-encoder", action="store_true", help="skip the encoder against BertModel")
+    ap.add_argument("--no-serve", action="store_true", help="skip the save-to-page measurement under `make serve`")
     ap.add_argument("--no-suite", action="store_true",
                     help="skip timing make test and make test-fast in a fresh clone (several minutes)")
     ap.add_argument("--only-encoder", action="store_true",
@@ -178,6 +182,14 @@ def run(args, tmp: Path) -> str:
         say(f"round {i + 1} of {rounds} done: {len(cold_runs)} cold, {len(warm_runs)} warm, {len(plain_runs)} plain")
 
     results = json.loads((warm / "site" / "downloads" / "results.json").read_text(encoding="utf-8"))
+    serving = None
+    if not args.no_serve and args.saves > 0:
+        from . import serve
+        article = serve.largest_article(warm / "docs")
+        say(f"make serve: {args.saves} saves of {article}, hooked, then without hooks...")
+        serving = (article, serve.save_to_page(warm, src, warm_cache, article, args.saves, tmp / "serve-hooked.log"),
+                   serve.save_to_page(plain, src, None, article, args.saves, tmp / "serve-plain.log"))
+        load.append(os.getloadavg()[0])
     runtime = encoder_cmp = install = None
     if not args.no_runtime:
         say("browser runtime (headless Chromium)...")
@@ -214,6 +226,8 @@ def run(args, tmp: Path) -> str:
     t = Table()
     builds_section(t, cold_runs, warm_runs, plain_runs, keys)
     stages_section(t, cold_runs, warm_runs, plain_runs, keys)
+    if serving:
+        serve_section(t, *serving)
     models_section(t, cold_runs, alone, results, keys)
     if install:
         pins, seconds, size = install
@@ -325,6 +339,16 @@ def models_section(t: Table, cold, alone: dict, results: dict, keys: list[str]) 
     t.note("process: wall time, interpreter and imports included; peak RSS: that process's; measured, and in "
            "cold build: the model's stage, importing torch excluded")
     t.note("(a model's stage: loading its weights, the corpus and the flip pairs, the checks, the views)")
+
+
+def serve_section(t: Table, article: str, hooked: list[float], plain: list[float]) -> None:
+    from .serve import SERVE_ARGS
+
+    spread = lambda xs: f"{min(xs):.2f}-{max(xs):.2f}"
+    t.section(f"make serve (mkdocs {' '.join(SERVE_ARGS)}): a saved prose edit of {article} until the served page "
+              f"shows it, watcher included (median of {len(hooked)} saves; min-max in brackets)")
+    t.row("serve: save to page, hooked", f"{s(med(hooked))}  ({spread(hooked)})", "<= 1 s (issue 23)", med(hooked) <= 1)
+    t.row("serve: save to page, no hooks (the rendered tree)", f"{s(med(plain))}  ({spread(plain)})")
 
 
 def suite_section(t: Table, suite: dict[str, tuple[float, bool]], commit: str) -> None:

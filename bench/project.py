@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -50,34 +49,11 @@ def _copy(src: Path, dst: Path) -> None:
 
 def plain_copy(warm: Path, cache_dir: Path, dst: Path) -> Path:
     """MkDocs alone on the same content as a hooked build of `warm` (whose cache must be
-    warm): no `hooks:` in mkdocs.yml; each page replaced by the gate's rendered Markdown;
-    the notebook by its executed copy (mkdocs-jupyter converts it, as in a hooked build);
-    every generated file (instrument data, runtime files, Vega bundle, results.json) as a
-    plain file in docs/. The floor a hooked build cannot go under."""
-    from model.site import cache, gate, notebook, published
+    warm): `python -m model render`'s tree (model/site/render.py), the product a builder
+    without hooks publishes. The floor a hooked build cannot go under."""
+    from model.site import render
 
-    settings = replace(gate.Settings.at(warm), cache_dir=cache_dir)
-    report = gate.run(settings)
-    site_copy(warm, dst)
-    yml, n = re.subn(r"(?m)^hooks:\n(?:[ \t]+-.*\n)+", "", (dst / "mkdocs.yml").read_text(encoding="utf-8"))
-    if n != 1:
-        raise SystemExit("bench: mkdocs.yml has no `hooks:` block to remove for the plain build")
-    (dst / "mkdocs.yml").write_text(yml, encoding="utf-8")
-    shutil.rmtree(dst / "hooks")
-    docs = dst / "docs"
-    for page, text in report.rendered.items():
-        (docs / page).write_text(text, encoding="utf-8")
-    for page, cells in report.notebook_cells.items():
-        folder = notebook.executed_dir(settings.docs_dir / page, cells, report.results_key, cache_dir)
-        shutil.copy2(folder / page, docs / page)
-    results_entry = cache.read(cache_dir, "results", report.results_key)
-    views = gate.views_dir(settings, report.results_key)
-    for path, src in published.site_files(report.results, results_entry, views, cache_dir).items():
-        (docs / path).parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(src, Path):
-            shutil.copy2(src, docs / path)
-        else:
-            (docs / path).write_text(src, encoding="utf-8")
+    render.write_tree(warm / "mkdocs.yml", dst, cache_dir=cache_dir)
     return dst
 
 

@@ -1,8 +1,12 @@
-"""Command line: `python -m model measure|check|accept`.
+"""Command line: `python -m model measure|check|accept|render`.
 
     python -m model measure --sentences FILE [--model minilm-l6|minilm-l3|PATH] [--all-heads] --json
-    python -m model check     run the measurements (through the cache) and the numbers gate
-    python -m model accept    rewrite the numbers lock from fresh results, print the diff
+    python -m model check [--site DIR]   the measurements (through the cache) and the numbers gate;
+                                         with --site, also a built site's pages: no live markup left
+    python -m model accept               rewrite the numbers lock from fresh results, print the diff
+                                         (exit 1 if a claim no longer holds: the lock cannot fix that)
+    python -m model numbers [PATTERN]    the keys a page can cite: value, interval, lock, citing pages
+    python -m model render OUT           the project with every page rendered, for builders without hooks
 
 Errors a user can fix print one line and exit with status 2.
 """
@@ -50,7 +54,7 @@ def _settings():
 
 
 def cmd_check(args) -> int:
-    from .site import gate
+    from .site import gate, render
 
     settings = _settings()
     report = gate.run(settings)
@@ -58,17 +62,46 @@ def cmd_check(args) -> int:
         f"numbers gate: {len(report.cited)} cited numbers on {len(report.rendered) + len(report.notebook_cells)} pages, "
         f"results {report.results_key[:12]}"
     )
+    status = 0
     if report.ok:
         print("numbers gate: every cited number matches the lock and every claim holds")
-        return 0
-    print(report.message(settings.lock), file=sys.stderr)
-    return 1
+    else:
+        print(report.message(settings.lock), file=sys.stderr)
+        status = 1
+    if args.site is not None:
+        left = render.leftover_markup(args.site)
+        if left:
+            print(f"{args.site}: {len(left)} live call(s) were published unrendered (built without the hooks? "
+                  "publish `python -m model render` output instead):", file=sys.stderr)
+            print("\n".join(f"  {line}" for line in left), file=sys.stderr)
+            status = 1
+        else:
+            print(f"built site {args.site}: no live markup left on its pages")
+    return status
+
+
+def cmd_render(args) -> int:
+    from .site import render
+
+    report = render.write_tree(args.config, args.out)
+    pages = len(report.rendered) + len(report.notebook_cells)
+    print(f"rendered {pages} pages ({len(report.cited)} cited numbers, results {report.results_key[:12]}) "
+          f"into {args.out}; build it with: cd {args.out} && mkdocs build --strict")
+    return 0
 
 
 def cmd_accept(args) -> int:
     from .site import gate
 
-    print(gate.accept(_settings()))
+    accepted = gate.accept(_settings())
+    print(accepted.text)
+    return 0 if not accepted.failed_claims else 1
+
+
+def cmd_numbers(args) -> int:
+    from .site import finder
+
+    print(finder.listing(_settings(), args.pattern, limit=args.limit))
     return 0
 
 
@@ -84,8 +117,19 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--all-heads", action="store_true", help="one record per (sentence, word, layer, head)")
     m.add_argument("--json", action="store_true", help="write JSON to stdout")
     m.set_defaults(run=cmd_measure)
-    sub.add_parser("check", help="run the measurements (cached) and the numbers gate").set_defaults(run=cmd_check)
+    c = sub.add_parser("check", help="run the measurements (cached) and the numbers gate")
+    c.add_argument("--site", type=Path, default=None,
+                   help="also check a built site's folder: no page may show live markup such as {{ num(")
+    c.set_defaults(run=cmd_check)
     sub.add_parser("accept", help="rewrite the numbers lock from fresh results, print the diff").set_defaults(run=cmd_accept)
+    n = sub.add_parser("numbers", help="list the keys a page can cite (substring and fuzzy match)")
+    n.add_argument("pattern", nargs="?", default="", help="words of the key (l6 median sink), or a key misspelt")
+    n.add_argument("--limit", type=int, default=40, help="at most this many keys (0: all)")
+    n.set_defaults(run=cmd_numbers)
+    r = sub.add_parser("render", help="write the project with every page rendered, for builders without hooks")
+    r.add_argument("out", type=Path, help="folder to write (replaced if an earlier render wrote it)")
+    r.add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the project's mkdocs.yml")
+    r.set_defaults(run=cmd_render)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -21,15 +21,16 @@ from .weights import load as load_weights
 
 CODE_DIR = Path(__file__).parent
 # model/site has a code version of its own (model/site/gate.py's SITE_CODE): a page's
-# wording moving is no reason to measure again.
-NOT_MEASUREMENT_CODE = ("site",)
+# wording moving is no reason to measure again. Nor is the command line's (__main__.py):
+# it only calls into the rest.
+NOT_MEASUREMENT_CODE = ("site", "__main__.py")
 # The libraries whose versions can move a number.
 LIBRARIES = ("torch", "numpy", "scipy", "tokenizers", "safetensors", "onnx")
 
 
 def code_digest(folder: Path, leave_out: tuple[str, ...] = ()) -> str:
     """Digest of the Python sources in `folder` and its subfolders, but for the subfolders
-    named in `leave_out`: a code version."""
+    or files named in `leave_out`: a code version."""
     h = hashlib.sha256()
     sources = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*.py")}
     for name, path in sorted(sources.items()):

@@ -118,6 +118,39 @@ def test_a_page_error_stops_the_gate_naming_page_and_line(project):
         gate.run(settings(project))
 
 
+def test_every_problem_on_every_page_is_reported_at_once(project):
+    """Several bad keys, a bad format, a misspelt table, chart and function, and a link to a
+    row the instrument does not have, on three pages: one error lists them all, each with
+    its page, its line and the closest names."""
+    a = append(project, "index.md", 'The median {{ num("l6.alpha.median_snk", "pct:1") }} and {{ nmu("l6.n_layers") }}.')
+    b = append(project, "evidence.md", '{{ table("lens_sumary", model="l6") }}\n\n{{ chart("sink_scater", model="l6") }}')
+    c = append(project, "instrument.md", '{{ num("l6.n_layers", "integer") }} [row]({{ instrument("l6", 0, 99, "alpha") }})')
+    nb = project / "docs" / "notebook.ipynb"
+    data = json.loads(nb.read_text())
+    data["cells"][0]["source"].append('\n\n{{ num("l3.alpha.medain_sink") }}')
+    nb.write_text(json.dumps(data))
+    with pytest.raises(PageError) as info:
+        gate.run(settings(project))
+    problems = [str(p) for p in info.value.problems]
+    assert problems == [
+        f"evidence.md:{b}: unknown table 'lens_sumary'; did you mean 'lens_summary', 'flip_summary'? (tables: "
+        + problems[0].split("(tables: ")[1],
+        f"evidence.md:{b + 2}: unknown chart 'sink_scater/l6'; did you mean 'sink_scatter'? (charts: "
+        + problems[1].split("(charts: ")[1],
+        f"index.md:{a}: unknown number 'l6.alpha.median_snk'; did you mean 'l6.alpha.median_sink', "
+        "'l6.alpha.median_sink_lo', 'l6.alpha.median_sink_hi'?",
+        f"index.md:{a}: unknown function 'nmu'; did you mean 'num'?",
+        f"instrument.md:{c}: bad format 'integer': use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, text or yesno, "
+        "optionally followed by ~TOLERANCE (sci:1~1e-5); did you mean 'int'?",
+        f"instrument.md:{c}: instrument link #l6/0/99/alpha: sentence 0 has no displayed row for word '99' on l6 "
+        + problems[5].split(" on l6 ")[1],
+        "notebook.ipynb:5: unknown number 'l3.alpha.medain_sink'; did you mean 'l3.alpha.median_sink', "
+        + problems[6].split("did you mean 'l3.alpha.median_sink', ")[1],
+    ]
+    assert str(info.value).startswith("7 problems on 4 page(s); fix them all, then build again:\n  evidence.md:")
+    assert problems[6].endswith("(markdown cell 0)")
+
+
 def test_an_error_in_a_notebook_cell_names_notebook_line_and_cell(project):
     path = project / "docs" / "notebook.ipynb"
     nb = json.loads(path.read_text())
@@ -148,20 +181,23 @@ def test_accept_rewrites_what_moved_and_keeps_what_did_not(project):
                                          d["numbers"][within].update(value=d["numbers"][within]["value"] + 0.0004),
                                          d["numbers"].pop(f"{KEY}_lo"),
                                          d["numbers"].update({"l6.rollout.n_rows": {"value": 1, "tolerance": 0}})))
-    diff = gate.accept(settings(project)).splitlines()
+    diff = gate.accept(settings(project)).text.splitlines()
     assert [line.split(":")[0] for line in diff] == [f"~ {KEY}", f"+ {KEY}_lo", "- l6.rollout.n_rows"]
     assert diff[0].startswith(f"~ {KEY}: 0.5 -> ") and diff[0].endswith("(tolerance 0.0005)")
     after = lock.read(settings(project).lock)
     assert after.numbers[within].value == data["numbers"][within]["value"]    # not moved: the recorded value stays
     assert gate.run(settings(project)).ok
-    assert gate.accept(settings(project)) == "no change"
+    assert gate.accept(settings(project)).text == "no change"
 
 
-def test_accept_reports_claims_it_cannot_fix(project):
-    line = append(project, "index.md", '{{ claim("l6.alpha.median_sink > 0.99") }}')
-    diff = gate.accept(settings(project))
-    assert diff.endswith(f"Claims that do not hold (the lock cannot fix these; fix the prose or the cause):\n"
-                         f"  index.md:{line}: l6.alpha.median_sink > 0.99")
+def test_accept_reports_claims_it_cannot_fix_with_the_values_they_read(project):
+    line = append(project, "index.md", '{{ claim("l6.alpha.median_sink > 0.99 and l6.n_layers == 6") }}')
+    accepted = gate.accept(settings(project))
+    (claim,) = accepted.failed_claims
+    value = gate.run(settings(project), with_charts=False).numbers["l6.alpha.median_sink"]
+    assert accepted.text.endswith(f"1 claim(s) do not hold (the lock cannot fix these; fix the prose or the cause):\n"
+                                  f"  index.md:{line}: l6.alpha.median_sink > 0.99 and l6.n_layers == 6 "
+                                  f"(l6.alpha.median_sink = {value!r}, l6.n_layers = 6)")
 
 
 class Killed(BaseException):
@@ -181,7 +217,7 @@ def test_an_interrupted_accept_leaves_the_old_lock_whole(project, monkeypatch):
         gate.accept(settings(project))
     assert path.read_bytes() == before and not list(path.parent.glob("*.tmp"))
     monkeypatch.undo()
-    assert f"~ {KEY}: 0.5 -> " in gate.accept(settings(project))
+    assert f"~ {KEY}: 0.5 -> " in gate.accept(settings(project)).text
 
 
 # -- the results and their cache -------------------------------------------------------------------

@@ -216,6 +216,11 @@ PAGE_CASES = {
     "claim with a syntax error": ('{{ claim("l6.alpha.median_sink >") }}', "is not a valid expression"),
     "table with a misspelt argument": ('{{ table("lens_summary", modle="l6") }}', "unexpected keyword argument 'modle'"),
     "chart of an unknown model": ('{{ chart("sink_scatter", model="l9") }}', "unknown chart 'sink_scatter/l9'"),
+    "misspelt key": ('{{ num("l6.alpha.median_snk", "pct:1") }}', "did you mean 'l6.alpha.median_sink'"),
+    "link to a row the instrument lacks": ('[a row]({{ instrument("l6", 0, 99, "alpha") }})',
+                                           "instrument link #l6/0/99/alpha: sentence 0 has no displayed row for word '99'"),
+    "link written by hand to a lens that does not exist": ("[a row](instrument.md#l6/0/1/alfa)",
+                                                          "instrument link #l6/0/1/alfa: unknown lens 'alfa'"),
 }
 
 
@@ -231,6 +236,28 @@ def test_a_page_error_fails_the_build_naming_page_and_line(project, case):
     previous.assert_untouched()
 
 
+def test_every_page_error_is_listed_by_one_failed_build(project):
+    a = append(project, "index.md", 'Oops {{ num("l6.alpha.median_snk", "pct:1") }}.')
+    b = append(project, "evidence.md", '{{ table("lens_sumary", model="l6") }}')
+    proc = mkdocs_build(project)
+    assert proc.returncode != 0
+    assert "2 problems on 2 page(s); fix them all, then build again:" in output(proc), output(proc)
+    assert f"  evidence.md:{b}: unknown table 'lens_sumary'; did you mean 'lens_summary'" in output(proc)
+    assert f"  index.md:{a}: unknown number 'l6.alpha.median_snk'; did you mean 'l6.alpha.median_sink'" in output(proc)
+
+
+def test_row_links_are_the_gates_and_other_anchors_mkdocs(project):
+    """The small site links a row of the instrument: a clean build says nothing of it. A
+    link to a heading that does not exist still fails the build (MkDocs' own check)."""
+    clean = mkdocs_build(project)
+    assert clean.returncode == 0, output(clean)
+    assert "anchor" not in output(clean), output(clean)
+    append(project, "index.md", "See [a heading that is not there](evidence.md#no-such-heading).")
+    broken = mkdocs_build(project)
+    assert broken.returncode != 0
+    assert "contains a link 'evidence.md#no-such-heading'" in output(broken), output(broken)
+
+
 def test_an_error_in_a_notebook_cell_fails_the_build_naming_it(project):
     path = project / "docs" / "notebook.ipynb"
     nb = json.loads(path.read_text())
@@ -238,7 +265,8 @@ def test_an_error_in_a_notebook_cell_fails_the_build_naming_it(project):
     path.write_text(json.dumps(nb))
     proc = mkdocs_build(project)
     assert proc.returncode != 0
-    assert "notebook.ipynb:5: unknown number 'l3.nope' (markdown cell 0)" in output(proc), output(proc)
+    assert re.search(r"notebook\.ipynb:5: unknown number 'l3\.nope'(; did you mean [^\n]*)? \(markdown cell 0\)",
+                     output(proc)), output(proc)
 
 
 def test_a_notebook_whose_code_fails_fails_the_build(project):

@@ -114,13 +114,35 @@ def test_row_keys_are_read_off_the_results_on_demand():
             n[missing]
 
 
-def test_an_unknown_key_suggests_keys_with_the_same_last_part():
-    n = numbers.Numbers({"l6.alpha.median_sink": 0.2, "l6.value_norm.median_sink": 0.1}, ROWS)
-    with pytest.raises(NumberError, match=r"^unknown number 'l3.alpha.median_sink'; did you mean l6.alpha.median_sink, "
-                                          r"l6.value_norm.median_sink\?$"):
+def test_an_unknown_key_suggests_the_closest_keys():
+    n = numbers.Numbers({"l6.alpha.median_sink": 0.2, "l6.value_norm.median_sink": 0.1, "l6.n_layers": 6}, ROWS)
+    with pytest.raises(NumberError, match=r"^unknown number 'l3.alpha.median_sink'; did you mean 'l6.alpha.median_sink', "
+                                          r"'l6.value_norm.median_sink'\?$"):
         numbers.lookup(n, "l3.alpha.median_sink")
+    with pytest.raises(NumberError, match=r"^unknown number 'l6.alpha.median_snk'; did you mean 'l6.alpha.median_sink'"):
+        numbers.lookup(n, "l6.alpha.median_snk")
     with pytest.raises(NumberError, match=r"^unknown number 'nothing.like.it'$"):
         numbers.lookup(n, "nothing.like.it")
+
+
+@pytest.mark.parametrize("key, suggested", [
+    ("l6.row.s0.w2.alpha.sink_shar", ["l6.row.s0.w2.alpha.sink_share"]),          # a field misspelt
+    ("l6.row.s0.w2.alfa.sink_share", ["l6.row.s0.w2.alpha.sink_share"]),          # a lens
+    ("l9.row.s4.w2.alpha.sink_share", ["l6.row.s4.w2.alpha.sink_share"]),         # a model
+    ("l6.row.s0.w7.alpha.sink_share", ["l6.row.s0.w1.alpha.sink_share", "l6.row.s0.w2.alpha.sink_share"]),  # the sentence's rows
+])
+def test_a_misspelt_row_key_suggests_the_row_keys_that_exist(key, suggested):
+    n = numbers.Numbers({}, ROWS)
+    with pytest.raises(NumberError) as info:
+        numbers.lookup(n, key)
+    assert str(info.value) == f"unknown number {key!r}; did you mean {', '.join(repr(k) for k in suggested)}?"
+
+
+@pytest.mark.parametrize("fmt, suggested", [("percent", "pct:1"), ("pct", "pct:1"), ("pct:x", "pct:1"), ("fixd:2", "fixed:2"),
+                                            ("integer", "int"), ("ratio:12", "ratio:1"), ("Pct:1", "pct:1")])
+def test_a_bad_format_suggests_the_closest_format(fmt, suggested):
+    with pytest.raises(NumberError, match=rf"; did you mean {suggested!r}\?$"):
+        numbers.parse_format(fmt)
 
 
 def test_nested_is_the_flat_keys_as_a_tree():

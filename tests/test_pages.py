@@ -104,18 +104,56 @@ def test_the_locked_value_beside_the_value_now(renderer):
     ('{{ num("l6.alpha.median_sink", "int") }}', "is not a whole number"),
     ('{{ num("l6.alpha.worst_word", "pct:1") }}', "is text"),
     ('{{ num("l6.alpha.median_sink", "pct:1" }}', "template syntax error"),
-    ('{{ nmu("l6.alpha.median_sink") }}', "'nmu' is undefined"),
+    ('{{ nmu("l6.alpha.median_sink") }}', "unknown function 'nmu'; did you mean 'num'?"),
+    ('{{ nmu }}', "'nmu' is undefined; did you mean 'num'?"),
+    ('{{ table("lens_sumary", model="l6") }}', "unknown table 'lens_sumary'; did you mean 'lens_summary'"),
+    ('{{ table("lens_summary", model="l9") }}', "table 'lens_summary': unknown model 'l9'; did you mean 'l6', 'l3'?"),
+    ('{{ chart("sink_scater", model="l6") }}', "unknown chart 'sink_scater/l6'; did you mean 'sink_scatter'?"),
+    ('{{ num("l6.alpha.median_sink", "percent") }}', "; did you mean 'pct:1'?"),
+    ('{{ ci("l6.n_layers", "int") }}', "'l6.n_layers' has no interval"),
+    ('[row]({{ instrument("l6", 0, 99) }})', "instrument link #l6/0/99/alpha: sentence 0 has no displayed row for word '99'"),
+    ('[row]({{ instrument("l6", 0, 1, "alfa") }})', "unknown lens 'alfa'; did you mean 'alpha'?"),
+    ('[row]({{ instrument("l9", 0) }})', "instrument link #l9/0: unknown model 'l9'"),
+    ('[row](../instrument.md#l6/100000/1/alpha)', "instrument link #l6/100000/1/alpha: no sentence '100000'"),
     ('{{ table("no_such_table", model="l6") }}', "unknown table 'no_such_table'"),
     ('{{ table("lens_summary", modle="l6") }}', "unexpected keyword argument 'modle'"),
     ('{{ chart("sink_scatter", model="l9") }}', "unknown chart 'sink_scatter/l9'"),
     ('{{ claim("l6.alpha.median_sink >") }}', "is not a valid expression"),
     ('{{ claim("l6.alpha.nope > 0") }}', "names an unknown number"),
+    ('{{ claim("l6.alpha.median_snk > 0") }}', "did you mean 'l6.alpha.median_sink'"),
 ])
 def test_page_errors_name_page_and_line(renderer, snippet, message):
     with pytest.raises(PageError) as info:
         render(renderer, f"# Title\n\nSome prose.\n{snippet}\n", "articles/x.md")
     assert str(info.value).startswith("articles/x.md:4: "), str(info.value)
     assert message in str(info.value)
+
+
+def test_several_problems_on_a_page_are_reported_together(renderer):
+    source = ('# T\n{{ num("l6.alpha.median_snk", "pct:1") }}\n\n{{ num("l6.n_layers", "percent") }} and '
+              '{{ text("l6.alpha.worst_wrod") }}\n')
+    with pytest.raises(PageError) as info:
+        render(renderer, source, "articles/x.md")
+    assert [(p.line, p.message.split(";")[0]) for p in info.value.problems] == [
+        (2, "unknown number 'l6.alpha.median_snk'"), (4, "bad format 'percent': use pct:N, pp:N, fixed:N, ratio:N, sci:N "
+                                                         "(N a digit), int, text or yesno, optionally followed by ~TOLERANCE (sci:1~1e-5)"),
+        (4, "unknown number 'l6.alpha.worst_wrod'")]
+    assert str(info.value).startswith("3 problems on 1 page(s)")
+
+
+def test_a_failed_claim_records_the_values_it_read(renderer, n):
+    out = render(renderer, '{{ claim("l6.alpha.median_sink > 0.99 and l6.n_layers == 6") }}')
+    (claim,) = out.claims
+    assert not claim.holds
+    assert claim.reads == (("l6.alpha.median_sink", repr(n["l6.alpha.median_sink"])), ("l6.n_layers", "6"))
+    assert claim.reads_text() == f" (l6.alpha.median_sink = {n['l6.alpha.median_sink']!r}, l6.n_layers = 6)"
+
+
+def test_instrument_links_are_recorded_once_checked(renderer):
+    out = render(renderer, '[a]({{ instrument("l6", 0, 1) }}) [b]({{ row_link("l6.alpha.worst") }}) [c](instrument.md#l3/2)',
+                 "index.md")
+    worst = (renderer.numbers["l6.alpha.worst.sentence"], renderer.numbers["l6.alpha.worst.word_index"])
+    assert out.routes == ["l6/0/1/alpha", f"l6/{worst[0]}/{worst[1]}/alpha", "l3/2"]
 
 
 def test_charts_are_refused_by_a_renderer_without_them(session_results):

@@ -1160,15 +1160,56 @@ def describe(results: dict, chart_id: str, num: Num) -> Words:
     return WORDS[name](results, num, **kwargs)
 
 
-def build(results: dict, chart_id: str, validate: bool = False) -> dict:
+class _Reads(dict):
+    """The results, recording the path of every entry a chart's builder reads (its data
+    source, shown to the author under `mkdocs serve`): a dict read is a step, anything
+    else read from one is recorded."""
+
+    def __init__(self, data: dict, path: str, log: set[str]):
+        super().__init__(data)
+        self._path, self._log = path, log
+
+    def _step(self, key, value):
+        path = f"{self._path}.{key}" if self._path else str(key)
+        if isinstance(value, dict):
+            return _Reads(value, path, self._log)
+        self._log.add(path)
+        return value
+
+    def __getitem__(self, key):
+        return self._step(key, dict.__getitem__(self, key))
+
+    def get(self, key, default=None):
+        return self._step(key, dict.__getitem__(self, key)) if key in self else default
+
+    def items(self):
+        return [(k, self._step(k, v)) for k, v in dict.items(self)]
+
+    def values(self):
+        return [self._step(k, v) for k, v in dict.items(self)]
+
+
+def sources(paths: set[str]) -> list[str]:
+    """Recorded paths, each under its model and section (`models.l6.rows.alpha.sink_share`
+    -> `models.l6.rows`), sorted."""
+    out = set()
+    for path in paths:
+        parts = path.split(".")
+        out.add(".".join(parts[:3]) if parts[0] == "models" else ".".join(parts[:2]))
+    return sorted(out)
+
+
+def build(results: dict, chart_id: str, validate: bool = False, reads: set[str] | None = None) -> dict:
     """The chart's Vega-Lite spec, its fields checked against its data. Altair's schema
     validation triples the cost of the data-heavy charts, so the build skips it; the
-    test suite builds every real chart with it (validate=True)."""
+    test suite builds every real chart with it (validate=True). With a `reads` set, the
+    paths of the results entries the builder read are added to it."""
     name, kwargs = _parse(results, chart_id)
+    source = results if reads is None else _Reads(results, "", reads)
     datasets: dict[str, list] = {}
     token = _DATASETS.set(None if validate else datasets)
     try:
-        spec = CHARTS[name][0](results, **kwargs).to_dict(validate=validate)
+        spec = CHARTS[name][0](source, **kwargs).to_dict(validate=validate)
     finally:
         _DATASETS.reset(token)
     if datasets:
@@ -1178,4 +1219,10 @@ def build(results: dict, chart_id: str, validate: bool = False) -> dict:
 
 
 def build_all(results: dict) -> dict[str, dict]:
-    return {cid: build(results, cid) for cid in chart_ids(results)}
+    """{"specs": chart id -> spec, "sources": chart id -> the results entries it was drawn from}."""
+    specs, drawn_from = {}, {}
+    for cid in chart_ids(results):
+        reads: set[str] = set()
+        specs[cid] = build(results, cid, reads=reads)
+        drawn_from[cid] = sources(reads)
+    return {"specs": specs, "sources": drawn_from}

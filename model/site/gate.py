@@ -4,7 +4,8 @@ One function, `run`, serves both the MkDocs hooks and `python -m model check`, s
 gate holds even when the site is built by a tool that ignores hooks. It fails (in the
 report, never half-way) on: a cited number that moved beyond its tolerance, a cited
 number absent from the lock, a locked number no page cites, and a claim that no longer
-holds. Page errors (unknown key, bad format, syntax) raise `PageError` at once.
+holds. Page errors (unknown key, bad format, syntax, a link to a row the instrument does
+not have) are collected over every page and raised together, as one `PageError`.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from .. import results as results_mod
 from .. import study as study_mod
 from .. import timing
 from . import cache, lock, numbers, published
-from .pages import Claim, PageError, Renderer
+from .pages import Citation, Claim, PageError, Problem, Renderer
 
 log = logging.getLogger("mkdocs.plugins.instrument.gate")
 
@@ -46,10 +47,40 @@ class Settings:
 SITE_CODE = Path(__file__).parent  # model/site: tables, charts, pages, this gate
 
 
+_STUDIES: dict[Path, tuple[list[Path], tuple, study_mod.Study]] = {}   # study file -> (inputs, their stats, study)
+
+
+def _stats(paths: list[Path]) -> tuple:
+    out = []
+    for p in paths:
+        try:
+            st = p.stat()
+            out.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        except FileNotFoundError:
+            out.append(None)
+    return tuple(out)
+
+
+def _study(path: Path) -> study_mod.Study:
+    """The study, parsed again only when its file, its corpus or its flip pairs file
+    changed: parsing the YAML is most of a warm build's gate, and `mkdocs serve` asks on
+    every save."""
+    seen = _STUDIES.get(path)
+    if seen is not None and _stats(seen[0]) == seen[1]:
+        return seen[2]
+    import yaml
+
+    study = study_mod.load(path)
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    inputs = [path, study.corpus_path] + ([path.parent / raw["flip_pairs"]] if "flip_pairs" in raw else [])
+    _STUDIES[path] = (inputs, _stats(inputs), study)
+    return study
+
+
 def results_key(settings: Settings) -> str:
     """The results' cache key: a digest of their provenance (study, corpus, measurement
     code, library versions, weights). Computing it never imports torch."""
-    return cache.key(results_mod.provenance(study_mod.load(settings.study)))
+    return cache.key(results_mod.provenance(_study(settings.study)))
 
 
 def load_results(settings: Settings) -> tuple[dict, str]:
@@ -67,18 +98,22 @@ def load_results(settings: Settings) -> tuple[dict, str]:
 
 def views_dir(settings: Settings, key: str) -> Path:
     """The folder of the instrument's per-sentence files (written by `load_results`)."""
-    load_results(settings)  # measures again if the entry went missing
-    return cache.read(settings.cache_dir, "views", key)
+    folder = cache.read(settings.cache_dir, "views", key)
+    if folder is None:
+        load_results(settings)  # measures again: the entry went missing
+        folder = cache.read(settings.cache_dir, "views", key)
+    return folder
 
 
-def load_charts(settings: Settings, results: dict, results_key: str) -> dict[str, dict]:
-    """Every chart's Vega-Lite spec, cached by results, site code and Altair's version."""
+def load_charts(settings: Settings, results: dict, results_key: str, part: str = "specs") -> dict:
+    """Every chart's Vega-Lite spec (or with part="sources", the results entries each was
+    drawn from), cached by results, site code and Altair's version."""
     from importlib import metadata
 
     from . import charts
 
     key = cache.key("charts", results_key, results_mod.code_digest(SITE_CODE), metadata.version("altair"))
-    return cache.get_json(settings.cache_dir, "charts", key, lambda: charts.build_all(results))[0]
+    return cache.get_json(settings.cache_dir, "charts", key, lambda: charts.build_all(results))[0][part]
 
 
 def pages(docs_dir: Path) -> list[str]:
@@ -110,8 +145,13 @@ class Report:
     results: dict
     results_key: str
     charts: dict[str, dict]
+    inputs_key: str = ""                                                     # results and lock: what every page reads
     rendered: dict[str, str] = field(default_factory=dict)                  # page -> text
     notebook_cells: dict[str, dict[int, str]] = field(default_factory=dict)  # page -> cell -> text
+    citations: dict[str, list[Citation]] = field(default_factory=dict)      # page -> its citations, in order
+    routes: dict[str, set[str]] = field(default_factory=dict)               # page -> instrument links checked
+    numbers: dict = field(default_factory=dict)                             # every key's value now
+    locked: dict[str, lock.Locked] = field(default_factory=dict)            # what the lock holds
     cited: dict[str, set[str]] = field(default_factory=dict)                # key -> pages
     fresh: dict[str, lock.Locked] = field(default_factory=dict)             # what accept would write
     drifts: list[Drift] = field(default_factory=list)
@@ -140,7 +180,8 @@ class Report:
             return ""
         items = [f"<li><code>{html.escape(d.key)}</code>: recorded {html.escape(repr(d.recorded))}, "
                  f"now {html.escape(repr(d.now))}</li>" for d in drifts]
-        items += [f"<li>claim no longer holds (line {c.line}): <code>{html.escape(c.expr)}</code></li>" for c in failed]
+        items += [f"<li>claim no longer holds (line {c.line}): <code>{html.escape(c.expr)}</code>"
+                  f"{html.escape(c.reads_text())}</li>" for c in failed]
         return ('<div class="admonition danger drift-banner"><p class="admonition-title">'
                 "Numbers on this page moved since the lock was written</p><ul>" + "".join(items) + "</ul></div>")
 
@@ -166,70 +207,97 @@ class Report:
             lines += [f"  {k}" for k in self.uncited[:20]]
         if self.failed_claims:
             lines.append(f"{len(self.failed_claims)} claim(s) no longer hold:")
-            lines += [f"  {c.page}:{c.line}: {c.expr}" for c in self.failed_claims]
+            lines += [f"  {c.page}:{c.line}: {c.expr}{c.reads_text()}" for c in self.failed_claims]
         if self.drifts or self.unlocked or self.uncited:
             lines.append("If the new values are right, run `make accept` and commit the lock with the reason.")
         return "\n".join(lines)
 
 
+_RENDERER: dict = {}   # the last renderer, its inputs and the lock it read
+
+
 @timing.stage("gate")
-def run(settings: Settings, with_charts: bool = True) -> Report:
+def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False) -> Report:
+    """Every page rendered against fresh results and compared with the lock. Every page's
+    problems are collected; if any page has one, `PageError` carries them all. With
+    `mark_numbers` (`mkdocs serve` only) cited numbers carry marks for their hover details."""
     results, key = load_results(settings)
     charts = load_charts(settings, results, key) if with_charts else {}
+    sources = load_charts(settings, results, key, "sources") if with_charts and mark_numbers else {}
     report = Report(results=results, results_key=key, charts=charts)
 
     def chart_spec(chart_id: str) -> dict:
         if with_charts and chart_id not in charts:
-            raise numbers.NumberError(f"unknown chart {chart_id!r}; known: {', '.join(sorted(charts))}")
+            raise numbers.NumberError(f"unknown chart {chart_id!r}" + numbers.did_you_mean(chart_id, list(charts))
+                                      + f" (charts: {', '.join(sorted(charts))})")
         return charts.get(chart_id, {})
 
-    locked = lock.read(settings.lock)
-    renderer = Renderer(results, chart_spec, locked.numbers)
     lock_digest = cache.key(settings.lock.read_text(encoding="utf-8") if settings.lock.is_file() else "")
-    render = _render_memo(settings.cache_dir, cache.key(key, lock_digest), with_charts, renderer)
-    rendered_all = []
+    report.inputs_key = cache.key(key, lock_digest)
+    # One renderer while the results and the lock stay (`mkdocs serve` renders a saved page
+    # again with the one before: its tables and charts are reused, not computed again).
+    same = (report.inputs_key, id(results), with_charts, mark_numbers, settings.lock)
+    if _RENDERER.get("inputs") != same:
+        locked = lock.read(settings.lock)
+        _RENDERER.update(inputs=same, locked=locked,
+                         renderer=Renderer(results, chart_spec, locked.numbers, chart_sources=sources))
+    renderer, locked = _RENDERER["renderer"], _RENDERER["locked"]
+    renderer.chart_spec = chart_spec
+    report.numbers, report.locked = renderer.numbers, locked.numbers
+    render = _render_memo(settings.cache_dir, report.inputs_key, with_charts, renderer)
+    rendered_all, problems = [], []
     for page in pages(settings.docs_dir):
         path = settings.docs_dir / page
-        if page.endswith(".ipynb"):
-            cells = {}
-            for index, source in notebook_cells(path):
-                try:
-                    out = render(page, source, f"cell{index}")
-                except PageError as exc:
-                    raise PageError(f"{exc} (markdown cell {index})") from None
-                cells[index] = out.text
+        try:
+            if page.endswith(".ipynb"):
+                cells = {}
+                for index, source in notebook_cells(path):
+                    try:
+                        # Never marked: the executed copy is keyed by its cells' text.
+                        out = render(page, source, f"cell{index}", False)
+                    except PageError as exc:
+                        problems += [Problem(p.page, p.line, f"{p.message} (markdown cell {index})") for p in exc.problems]
+                        continue
+                    cells[index] = out.text
+                    rendered_all.append(out)
+                report.notebook_cells[page] = cells
+            else:
+                out = render(page, path.read_text(encoding="utf-8"), "", mark_numbers)
+                report.rendered[page] = out.text
+                report.citations[page] = out.citations
                 rendered_all.append(out)
-            report.notebook_cells[page] = cells
-        else:
-            out = render(page, path.read_text(encoding="utf-8"), "")
-            report.rendered[page] = out.text
-            rendered_all.append(out)
+        except PageError as exc:
+            problems += exc.problems
+    if problems:
+        raise PageError(problems)
+    for out in rendered_all:
+        report.routes.setdefault(out.page, set()).update(out.routes)
     _compare(report, rendered_all, renderer.numbers, locked)
     return report
 
 
 def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: Renderer):
-    """`renderer.render`, with each page's output (text, citations, claims) cached: a prose
-    edit re-renders the edited page only (Jinja compiles every page and every claim
-    afresh otherwise). Keyed by the results and the lock (`inputs_key`), the site code,
-    Jinja2, MarkupSafe, Altair and the page's source."""
+    """`renderer.render`, with each page's output (text, citations, claims, links) cached:
+    a prose edit re-renders the edited page only (Jinja compiles every page and every
+    claim afresh otherwise). Keyed by the results and the lock (`inputs_key`), the site
+    code, Jinja2, MarkupSafe, Altair, the page's source and whether numbers are marked."""
     from dataclasses import astuple
     from importlib import metadata
 
-    from .pages import Citation, Rendered
+    from .pages import Rendered
 
     versions = [metadata.version(d) for d in ("jinja2", "markupsafe", "altair")]
     base = cache.key("page", inputs_key, with_charts, versions, results_mod.code_digest(SITE_CODE))
 
-    def render(page: str, source: str, part: str) -> Rendered:
+    def render(page: str, source: str, part: str, mark_numbers: bool) -> Rendered:
         def compute() -> dict:
-            out = renderer.render(page, source)
+            out = renderer.render(page, source, mark_numbers)
             return {"text": out.text, "citations": [astuple(c) for c in out.citations],
-                    "claims": [astuple(c) for c in out.claims]}
+                    "claims": [astuple(c) for c in out.claims], "routes": out.routes}
 
-        hit, _ = cache.get_json(cache_dir, "page", cache.key(base, page, part, source), compute)
-        return Rendered(page, hit["text"], [Citation(*c) for c in hit["citations"]],
-                        [Claim(*c) for c in hit["claims"]])
+        hit, _ = cache.get_json(cache_dir, "page", cache.key(base, page, part, mark_numbers, source), compute)
+        claims = [Claim(e, p, line, holds, tuple(tuple(r) for r in reads)) for e, p, line, holds, reads in hit["claims"]]
+        return Rendered(page, hit["text"], [Citation(*c) for c in hit["citations"]], claims, list(hit["routes"]))
 
     return render
 
@@ -253,10 +321,27 @@ def _compare(report: Report, rendered, fresh_numbers: dict, locked: lock.Lock) -
     report.provenance_changes = lock.provenance_changes(locked.provenance, report.results["provenance"])
 
 
-def accept(settings: Settings) -> str:
-    """Rewrite the lock from fresh results; returns the diff, one line per change. A
-    number that has not moved beyond its tolerance keeps its recorded value, so the
-    lock changes only where something did (a CPU's float noise is not a change)."""
+@dataclass
+class Accepted:
+    """What `accept` did: the lock's diff, one line per change, and the claims that do
+    not hold (the lock cannot fix those: `make accept` exits non-zero on them)."""
+    diff: list[str]
+    failed_claims: list[Claim]
+
+    @property
+    def text(self) -> str:
+        lines = list(self.diff)
+        if self.failed_claims:
+            lines.append(f"{len(self.failed_claims)} claim(s) do not hold (the lock cannot fix these; "
+                         "fix the prose or the cause):")
+            lines += [f"  {c.page}:{c.line}: {c.expr}{c.reads_text()}" for c in self.failed_claims]
+        return "\n".join(lines) if lines else "no change"
+
+
+def accept(settings: Settings) -> Accepted:
+    """Rewrite the lock from fresh results. A number that has not moved beyond its
+    tolerance keeps its recorded value, so the lock changes only where something did
+    (a CPU's float noise is not a change). Claims that fail are reported, not fixed."""
     report = run(settings, with_charts=False)
     old = lock.read(settings.lock).numbers
     new = {k: old[k] if k in old and old[k].tolerance == v.tolerance and not lock.moved(old[k], v.value) else v
@@ -270,7 +355,4 @@ def accept(settings: Settings) -> str:
         elif old[key] != new[key]:
             diff.append(f"~ {key}: {old[key].value!r} -> {new[key].value!r} (tolerance {new[key].tolerance:g})")
     lock.write(settings.lock, new, report.results["provenance"])
-    if report.failed_claims:
-        diff.append("Claims that do not hold (the lock cannot fix these; fix the prose or the cause):")
-        diff += [f"  {c.page}:{c.line}: {c.expr}" for c in report.failed_claims]
-    return "\n".join(diff) if diff else "no change"
+    return Accepted(diff, report.failed_claims)

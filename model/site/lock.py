@@ -93,6 +93,16 @@ def moved(locked: Locked, now: Any) -> bool:
     return not abs(float(now) - float(locked.value)) <= locked.tolerance  # a NaN has moved
 
 
+def state(entry: Locked | None, now: Any) -> str:
+    """What the lock says of a number's value now: "new" (not in the lock), "locked" (the
+    value recorded), "moved within tolerance" or "drifted" (beyond it: the build fails)."""
+    if entry is None:
+        return "new"
+    if moved(entry, now):
+        return "drifted"
+    return "locked" if entry.value == now else "moved within tolerance"
+
+
 def provenance_changes(old: dict, new: dict, prefix: str = "") -> list[str]:
     """Which provenance fields differ, as 'path: old -> new' lines."""
     out = []

@@ -13,6 +13,8 @@ from __future__ import annotations
 from .. import stats
 from ..errors import UserError
 
+import difflib
+import functools
 import re
 from typing import Any
 
@@ -278,18 +280,42 @@ def md_text(value: Any) -> str:
 _FORMAT = re.compile(r"^(?:(pct|pp|fixed|ratio|sci):(\d)|(int|ord|text|yesno))(?:~(\d+(?:\.\d*)?(?:e-?\d+)?))?$")
 
 
+@functools.lru_cache(maxsize=256)   # thousands of citations, a few dozen formats
 def parse_format(fmt: str) -> tuple[str, int, float | None]:
     """"pct:1" -> ("pct", 1, None). A suffix "~TOL" ("sci:1~1e-5") locks the number only
     to within TOL: for figures that are rounding noise (float32 against float64), which
     differ from one CPU to the next while what they say (agreement within TOL) holds."""
-    m = _FORMAT.match(fmt)
+    m = _FORMAT.match(fmt) if isinstance(fmt, str) else None
     if not m:
         raise NumberError(
             f"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, ord, text or yesno, "
-            "optionally followed by ~TOLERANCE (sci:1~1e-5)"
+            f"optionally followed by ~TOLERANCE (sci:1~1e-5){_format_hint(fmt)}"
         )
     noise = float(m.group(4)) if m.group(4) else None
     return (m.group(1), int(m.group(2)), noise) if m.group(1) else (m.group(3), 0, noise)
+
+
+_DIGIT_KINDS = ("pct", "pp", "fixed", "ratio", "sci")
+_PLAIN_KINDS = ("int", "ord", "text", "yesno")
+_KIND_WORDS = {"percent": "pct", "percentage": "pct", "float": "fixed", "decimal": "fixed", "number": "fixed",
+               "integer": "int", "count": "int", "bool": "yesno", "boolean": "yesno", "str": "text", "string": "text",
+               "times": "ratio", "x": "ratio", "exp": "sci", "scientific": "sci", "points": "pp",
+               "ordinal": "ord", "nth": "ord"}
+
+
+def _format_hint(fmt: Any) -> str:
+    """"; did you mean 'pct:1'?" for a format that is close to a real one."""
+    if not isinstance(fmt, str):
+        return ""
+    head, _, rest = fmt.partition("~")
+    kind, _, digits = head.partition(":")
+    kind = kind.strip().lower()
+    kind = _KIND_WORDS.get(kind) or (difflib.get_close_matches(kind, _DIGIT_KINDS + _PLAIN_KINDS, n=1, cutoff=0.5) or [""])[0]
+    if not kind:
+        return ""
+    digits = digits if digits.isdigit() and len(digits) == 1 else "1"
+    guess = f"{kind}:{digits}" if kind in _DIGIT_KINDS else kind
+    return f"; did you mean {guess + ('~' + rest if rest else '')!r}?" if guess != fmt else ""
 
 
 def default_format(value: Any) -> str:
@@ -329,6 +355,7 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+@functools.lru_cache(maxsize=16384)   # every citation, on every build
 def tolerance(fmt: str, value: Any) -> float:
     """Half the last printed unit: a move below it cannot change what the reader sees
     by more than rounding. Text, yes/no and whole numbers must match exactly. A "~TOL"
@@ -346,10 +373,46 @@ def tolerance(fmt: str, value: Any) -> float:
     return 0.5 * 10**-digits
 
 
+def did_you_mean(word: str, candidates: list[str], n: int = 3, cutoff: float = 0.6) -> str:
+    """"; did you mean 'a', 'b'?" for the closest of `candidates` to `word`, or ""."""
+    close = difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)
+    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+
+
+def _row_suggestions(numbers: "Numbers", key: str) -> list[str]:
+    """For a displayed row's key (`l6.row.s8.w3.alpha.sink_share`): the same key with its
+    model, lens or field replaced by the closest that exists, or the sentence's rows."""
+    m = re.match(r"^(\w+)\.row\.s(\d+)\.w(\d+)\.(\w+)\.(\w+)$", key)
+    if not m:
+        return []
+    model, s, w, lens, name = m.groups()
+    results = numbers._results
+    fix = lambda value, choices: (difflib.get_close_matches(value, choices, n=1, cutoff=0.5) or [value])[0]
+    model = fix(model, list(results["models"]))
+    rows = results["models"].get(model, {}).get("rows", {})
+    lens = fix(lens, [k for k, v in rows.items() if isinstance(v, dict)])
+    name = fix(name, list(Numbers._ROW_FIELDS))
+    guess = f"{model}.row.s{s}.w{w}.{lens}.{name}"
+    if guess in numbers:
+        return [guess]
+    words = [b for a, b in zip(rows.get("sentence", []), rows.get("word_index", [])) if a == int(s)]
+    return [f"{model}.row.s{s}.w{b}.{lens}.{name}" for b in words[:5]]
+
+
+def did_you_mean_key(numbers: dict[str, Any], key: str) -> str:
+    """The closest existing keys: first among keys of the same model (or first part),
+    then among all (difflib is slow over thousands of keys; most slips keep the model)."""
+    if isinstance(numbers, Numbers) and ".row." in key:
+        rows = _row_suggestions(numbers, key)
+        if rows:
+            return f"; did you mean {', '.join(repr(k) for k in rows)}?"
+    keys = list(dict.keys(numbers))
+    head = key.split(".", 1)[0] + "."
+    same = [k for k in keys if k.startswith(head)]
+    return (did_you_mean(key, same) if same else "") or did_you_mean(key, keys)
+
+
 def lookup(numbers: dict[str, Any], key: str) -> Any:
     if key not in numbers:
-        close = [k for k in numbers if k.rsplit(".", 1)[-1] == key.rsplit(".", 1)[-1]][:3]
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise NumberError(f"unknown number {key!r}{hint}")
+        raise NumberError(f"unknown number {key!r}{did_you_mean_key(numbers, key)}")
     return numbers[key]
-

@@ -12,7 +12,9 @@ The injection syntax, written in Markdown (or a notebook's markdown cells):
     {{ row_link("l6.alpha.worst") }}                  ... to the row a results entry names
 
 Every call records (key, format, page, line). An unknown key, a bad format, a syntax
-error or an unknown table or chart is a `PageError` naming page and line.
+error, an unknown table, chart, model or function, or a link to a row the instrument does
+not have, is a problem naming page and line, with the closest existing names; a page's
+problems are all collected, and `PageError` carries them together.
 """
 from __future__ import annotations
 
@@ -22,19 +24,42 @@ from ..errors import UserError
 import html
 import json
 import posixpath
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import jinja2
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from . import numbers as nums
 from .numbers import NumberError
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong on a page, found while rendering it."""
+    page: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}: {self.message}"
+
+
 class PageError(UserError, ValueError):
-    """A page that cannot be rendered; the message starts with `page:line:`."""
+    """Pages that cannot be rendered. Carries every problem found (each `page:line:
+    message`), so one failed build lists them all."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = list(problems)
+        pages = sorted({p.page for p in self.problems})
+        if len(self.problems) == 1:
+            text = str(self.problems[0])
+        else:
+            text = (f"{len(self.problems)} problems on {len(pages)} page(s); fix them all, then build again:\n"
+                    + "\n".join(f"  {p}" for p in self.problems))
+        super().__init__(text)
 
 
 @dataclass(frozen=True)
@@ -51,6 +76,11 @@ class Claim:
     page: str
     line: int
     holds: bool
+    reads: tuple[tuple[str, str], ...] = ()   # (key, value as repr) of every number the claim reads
+
+    def reads_text(self) -> str:
+        """" (key = value, ...)": what the claim read, for a message saying why it failed."""
+        return " (" + ", ".join(f"{k} = {v}" for k, v in self.reads) + ")" if self.reads else ""
 
 
 @dataclass
@@ -59,6 +89,8 @@ class Rendered:
     text: str
     citations: list[Citation] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
+    routes: list[str] = field(default_factory=list)       # instrument links checked, as fragments ("l6/3/2/alpha")
+    problems: list[Problem] = field(default_factory=list)
 
 
 INSTRUMENT_PAGE = "instrument.md"
@@ -86,10 +118,85 @@ def _error_line(exc: BaseException, page: str) -> int:
     return line
 
 
+PLACEHOLDER = "??"   # what a call that failed prints: the page fails anyway, the rest still renders
+
+# Serve only (`Renderer(mark=True)`): each cited number is wrapped in private-use characters
+# carrying its index in the page's citations, so the hooks can turn it into a hover detail
+# after Markdown has run (model/site/authoring.py). They are no word characters: a heading
+# holding a number keeps the same id. Never in a published build.
+MARK_OPEN, MARK_MID, MARK_CLOSE = "\ue000", "\ue001", "\ue002"
+MARK_DIGIT0 = 0xE010
+
+
+def _mark_digits(index: int) -> str:
+    return "".join(chr(MARK_DIGIT0 + int(d)) for d in str(index))
+
+
+def mark(index: int, text: str) -> str:
+    return f"{MARK_OPEN}{_mark_digits(index)}{MARK_MID}{text}{MARK_CLOSE}"
+
+
+_MARK_INDEX = re.compile(f"{MARK_OPEN}([{chr(MARK_DIGIT0)}-{chr(MARK_DIGIT0 + 9)}]+){MARK_MID}")
+
+
+def shift_marks(text: str, delta: int) -> str:
+    """Marks numbered from another first citation: each index moved by `delta`."""
+    def shift(m: re.Match) -> str:
+        index = int("".join(str(ord(c) - MARK_DIGIT0) for c in m.group(1)))
+        return f"{MARK_OPEN}{_mark_digits(index + delta)}{MARK_MID}"
+    return _MARK_INDEX.sub(shift, text)
+
+
+class _Unknown(jinja2.StrictUndefined):
+    """A name the page uses that is not a page function: calling it is one problem of the
+    page (with the closest names), and the page renders on, so the build lists them all."""
+
+    __slots__ = ()
+    renderer: "Renderer"   # set on a subclass per renderer
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "jinja_pass_arg":  # Jinja asks before calling; any other attribute fails as usual
+            raise AttributeError(name)
+        return super().__getattr__(name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> str:
+        name = self._undefined_name
+        self.renderer._problem(f"unknown function {name!r}" + nums.did_you_mean(name, self.renderer.functions()))
+        return PLACEHOLDER
+
+
+def _claim_keys(node) -> list[str]:
+    """Dotted names a claim expression reads (`l6.alpha.median_sink`), in order."""
+    from jinja2 import nodes
+
+    if isinstance(node, nodes.Getattr):
+        parts, inner = [node.attr], node.node
+        while isinstance(inner, nodes.Getattr):
+            parts.append(inner.attr)
+            inner = inner.node
+        if isinstance(inner, nodes.Name):
+            return [".".join([inner.name, *reversed(parts)])]
+    if isinstance(node, nodes.Name):
+        return [node.name]
+    return [k for child in node.iter_child_nodes() for k in _claim_keys(child)]
+
+
+def _source_note(what: str, keys: list[str], entries: list[str]) -> str:
+    """Serve only: what a table or chart was drawn from, as one line of raw HTML. Its
+    cited keys are shown by their first two parts (`l6.alpha.*`); a chart also names the
+    results entries its builder read."""
+    groups = list(dict.fromkeys(".".join(k.split(".")[:2]) + ".*" for k in keys))
+    shown = ", ".join(f"<code>{html.escape(g)}</code>" for g in groups[:8]) + (f" +{len(groups) - 8}" if len(groups) > 8 else "")
+    drawn = ("; data from results.json " + ", ".join(f"<code>{html.escape(e)}</code>" for e in entries)) if entries else ""
+    return (f'<span class="live-source">{html.escape(what)}: {len(keys)} cited numbers'
+            f'{" (" + shown + ")" if keys else ""}{drawn}</span>')
+
+
 class Renderer:
     """Renders pages against one set of results. One per build."""
 
-    def __init__(self, results: dict, charts: Callable[[str], dict] | None = None, locked: dict | None = None):
+    def __init__(self, results: dict, charts: Callable[[str], dict] | None = None, locked: dict | None = None,
+                 chart_sources: dict[str, list[str]] | None = None):
         from . import tables
 
         self.results = results
@@ -97,14 +204,64 @@ class Renderer:
         self.numbers = nums.flatten(results)
         self.namespace = nums.nested(self.numbers)
         self.chart_spec = charts
+        self.chart_sources = chart_sources or {}   # chart id -> results entries it was drawn from (serve notes)
         self.tables = tables
         self.env = jinja2.Environment(
             loader=jinja2.FunctionLoader(lambda name: None),
-            undefined=jinja2.StrictUndefined,
+            undefined=type("_PageUnknown", (_Unknown,), {"__slots__": (), "renderer": self}),
             keep_trailing_newline=True,
             autoescape=False,  # Markdown, not HTML: values are escaped where they are text
         )
+        self.claims_env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+        self._shown: dict[str, dict[int, list[int]]] = {}   # model -> sentence -> words with a displayed row
+        self._calls: dict[tuple, tuple] = {}   # a table or chart call -> (text, citations, links, first mark)
+        self._claims: dict[str, tuple] = {}   # a claim -> (holds, what it read)
         self._rendered: Rendered | None = None
+        self._mark = False
+
+    def functions(self) -> list[str]:
+        return list(self._glob())
+
+    def _glob(self) -> dict[str, Any]:
+        guard = self._guarded
+        return {
+            "num": guard(self._num), "ci": guard(self._ci), "text": guard(self._text), "claim": guard(self._claim),
+            "table": guard(self._table), "chart": guard(self._chart), "instrument": guard(self._instrument),
+            "row_link": guard(self._row_link),
+            "models": list(self.results["models"]),  # model keys, in study.yml's order: {% for key in models %}
+        }
+
+    def _reuse(self, call: tuple, produce: Callable[[], str]) -> str:
+        """`produce()` once per call (a table or chart, its arguments, the page, marked or
+        not): another page render replays its text, citations (on the line of the call
+        now) and instrument links. Tables and charts are most of a page's rendering."""
+        rendered, first = self._rendered, len(self._rendered.citations)
+        hit = self._calls.get(call)
+        if hit is None:
+            links = len(rendered.routes)
+            text = produce()
+            self._calls[call] = (text, [(c.key, c.fmt) for c in rendered.citations[first:]], rendered.routes[links:], first)
+            return text
+        text, cites, routes, base = hit
+        _, line = _template_line()
+        rendered.citations += [Citation(k, f, rendered.page, line) for k, f in cites]
+        rendered.routes += routes
+        return shift_marks(text, first - base) if self._mark and first != base else text
+
+    def _problem(self, message: str) -> None:
+        _, line = _template_line()
+        self._rendered.problems.append(Problem(self._rendered.page, line, message))
+
+    def _guarded(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """`fn` as a page calls it: a problem it raises is recorded with the page's line, and
+        the page renders on (printing PLACEHOLDER there), so one build reports them all."""
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except (NumberError, TypeError, ValueError) as exc:
+                self._problem(str(exc))
+                return PLACEHOLDER
+        return call
 
     # -- the functions pages call ---------------------------------------------------------
 
@@ -115,7 +272,8 @@ class Renderer:
         fmt = fmt or nums.default_format(value)
         out = nums.format_value(key, value, fmt)
         self._rendered.citations.append(Citation(key, fmt, self._rendered.page, line))
-        return nums.md_text(out) if isinstance(value, str) else out  # text, never markup
+        out = nums.md_text(out) if isinstance(value, str) else out  # text, never markup
+        return mark(len(self._rendered.citations) - 1, out) if self._mark else out
 
     def locked_text(self, key: str, fmt: str) -> str:
         """The value the numbers lock recorded for `key`, formatted (not a citation)."""
@@ -127,7 +285,10 @@ class Renderer:
 
     def _ci(self, key: str, fmt: str | None = None) -> str:
         """A number and its bootstrap interval (`key_lo`, `key_hi`), each cited."""
-        value, lo, hi = self.cite(key, fmt), self.cite(f"{key}_lo", fmt), self.cite(f"{key}_hi", fmt)
+        value = self.cite(key, fmt)
+        if f"{key}_lo" not in self.numbers:
+            raise NumberError(f"{key!r} has no interval (no {key}_lo / {key}_hi); cite it with num()")
+        lo, hi = self.cite(f"{key}_lo", fmt), self.cite(f"{key}_hi", fmt)
         return f"{value} ({self.tables.ci_head(self)} {self.tables.span(lo, hi)})"
 
     def _text(self, key: str) -> str:
@@ -135,32 +296,85 @@ class Renderer:
 
     def _claim(self, expr: str) -> str:
         _, line = _template_line()
+        if expr not in self._claims:   # a claim's verdict depends on the results alone: once per renderer
+            self._claims[expr] = self._check(expr)
+        holds, reads = self._claims[expr]
+        self._rendered.claims.append(Claim(expr, self._rendered.page, line, holds, reads))
+        return ""
+
+    def _check(self, expr: str) -> tuple[bool, tuple[tuple[str, str], ...]]:
+        """(does the claim hold, the value of each number it reads)."""
         try:
-            holds = bool(self.env.compile_expression(expr, undefined_to_none=False)(**self.namespace))
+            holds = bool(self.claims_env.compile_expression(expr, undefined_to_none=False)(**self.namespace))
         except jinja2.TemplateSyntaxError as exc:
             raise NumberError(f"claim {expr!r} is not a valid expression ({exc.message})") from exc
         except jinja2.UndefinedError as exc:
-            raise NumberError(f"claim {expr!r} names an unknown number ({exc.message})") from exc
-        self._rendered.claims.append(Claim(expr, self._rendered.page, line, holds))
-        return ""
+            unknown = [k for k in _claim_keys(self.claims_env.parse("{{ " + expr + " }}"))
+                       if k not in self.numbers and k not in self.namespace]
+            hint = nums.did_you_mean_key(self.numbers, unknown[0]) if unknown else ""
+            raise NumberError(f"claim {expr!r} names an unknown number ({exc.message}){hint}") from exc
+        keys = _claim_keys(self.claims_env.parse("{{ " + expr + " }}"))
+        return holds, tuple((k, repr(self.numbers[k])) for k in dict.fromkeys(keys) if k in self.numbers)
+
+    def _model(self, model: Any, what: str) -> str:
+        if model not in self.results["models"]:
+            raise NumberError(f"{what}: unknown model {model!r}"
+                              + nums.did_you_mean(str(model), list(self.results["models"]), cutoff=0.4)
+                              + f" (study.yml's models: {', '.join(self.results['models'])})")
+        return model
 
     def _table(self, name: str, **kwargs: Any) -> str:
+        import inspect
+
         if name not in self.tables.TABLES:
-            raise NumberError(f"unknown table {name!r}; known: {', '.join(sorted(self.tables.TABLES))}")
-        return self.tables.TABLES[name](self, **kwargs)
+            raise NumberError(f"unknown table {name!r}" + nums.did_you_mean(name, list(self.tables.TABLES))
+                              + f" (tables: {', '.join(sorted(self.tables.TABLES))})")
+        fn = self.tables.TABLES[name]
+        params = list(inspect.signature(fn).parameters)[1:]
+        for arg in kwargs:
+            if arg not in params:
+                raise NumberError(f"table {name!r} got an unexpected keyword argument {arg!r}"
+                                  + nums.did_you_mean(arg, params) + f" (it takes {', '.join(params) or 'none'})")
+        if "model" in kwargs:
+            self._model(kwargs["model"], f"table {name!r}")
+
+        def produce() -> str:
+            first = len(self._rendered.citations)
+            table = fn(self, **kwargs)
+            if not self._mark:
+                return table
+            keys = [c.key for c in self._rendered.citations[first:]]
+            call = ", ".join([repr(name), *(f"{k}={v!r}" for k, v in kwargs.items())])
+            return f"\n{_source_note(f'table({call})', keys, [])}\n\n{table}"
+
+        return self._reuse(("table", name, repr(sorted(kwargs.items())), self._rendered.page, self._mark), produce)
 
     def _chart(self, chart: str, /, **kwargs: Any) -> Markup:
+        call = ("chart", chart, repr(sorted(kwargs.items())), self._rendered.page, self._mark)
+        return Markup(self._reuse(call, lambda: str(self._chart_figure(chart, **kwargs))))
+
+    def _chart_figure(self, chart: str, /, **kwargs: Any) -> Markup:
         from . import charts
 
         if self.chart_spec is None:
             raise NumberError("charts are not available in this renderer")
         chart_id = "/".join([chart, *(str(v) for _, v in sorted(kwargs.items()))])
+        if chart not in charts.CHARTS:
+            raise NumberError(f"unknown chart {chart_id!r}" + nums.did_you_mean(chart, list(charts.CHARTS))
+                              + f" (charts: {', '.join(sorted(charts.CHARTS))})")
+        if "model" in kwargs:
+            self._model(kwargs["model"], f"unknown chart {chart_id!r}")
         spec = self.chart_spec(chart_id)
         # Words even when specs are not built (the gate's accept): they cite numbers.
+        first = len(self._rendered.citations)
         try:
             words = charts.describe(self.results, chart_id, self.cite)
         except charts.ChartError as exc:
             raise NumberError(str(exc)) from exc
+        note = ""
+        if self._mark:
+            keys = [c.key for c in self._rendered.citations[first:]]
+            note = _source_note(f"chart {chart_id!r}", keys, self.chart_sources.get(chart_id, []))
         # The spec rides in a data- attribute (escaped), never in a <script>: Material's
         # instant navigation re-runs inline scripts, and a sentence may hold "</script>".
         # The frame is role="img" named by the text alternative, so the drawing inside
@@ -172,14 +386,60 @@ class Renderer:
             f'aria-label="{html.escape(words.alt, quote=True)}">'
             f'<div class="vega-chart" id="chart-{html.escape(chart_id.replace("/", "-"))}" '
             f'data-spec="{html.escape(json.dumps(spec), quote=True)}"></div></div>'
-            f'<figcaption>{html.escape(words.caption)}</figcaption></figure>'
+            f'<figcaption>{html.escape(words.caption)}</figcaption>{note}</figure>'
         )
 
+    # -- links to the instrument -------------------------------------------------------------
+
+    def _shown_words(self, model: str) -> dict[int, list[int]]:
+        if model not in self._shown:
+            rows, shown = self.results["models"][model]["rows"], {}
+            for s, w in zip(rows["sentence"], rows["word_index"]):
+                shown.setdefault(s, []).append(w)
+            self._shown[model] = shown
+        return self._shown[model]
+
+    def check_route(self, fragment: str) -> None:
+        """A link into the instrument (`l6/3/2/alpha`, `l6/3`, `l6/3/2/alpha/1.5`) names what
+        its data holds: a known model, a corpus sentence, a word with a displayed row, one of
+        its lenses (part 8's comparison lenses included), a layer and head of that model. The
+        instrument reads the fragment as a route, so MkDocs' anchor check cannot."""
+        from ..instrument import LENSES
+        from ..truth import FIX_LABELS
+
+        model, *rest = fragment.split("/")
+        self._model(model, f"instrument link #{fragment}")
+        if not rest:
+            return
+        typed = rest[0].startswith("text=")   # a sentence of the reader's own: nothing to check it against
+        n = len(self.results["sentences"])
+        if not typed and (not rest[0].isdigit() or int(rest[0]) >= n):
+            raise NumberError(f"instrument link #{fragment}: no sentence {rest[0]!r} (the corpus has sentences 0 to {n - 1})")
+        if len(rest) > 1 and rest[1] != "" and not typed:
+            sentence = int(rest[0])
+            shown = self._shown_words(model).get(sentence, [])
+            if not rest[1].isdigit() or int(rest[1]) not in shown:
+                raise NumberError(f"instrument link #{fragment}: sentence {sentence} has no displayed row for word "
+                                  f"{rest[1]!r} on {model} (rows for words {', '.join(map(str, shown)) or 'none'})")
+        lenses = [*LENSES, *FIX_LABELS]
+        if len(rest) > 2 and rest[2] not in lenses:
+            raise NumberError(f"instrument link #{fragment}: unknown lens {rest[2]!r}"
+                              + nums.did_you_mean(rest[2], lenses) + f" (lenses: {', '.join(lenses)})")
+        m = self.results["models"][model]
+        head = re.match(r"^(?:all-)?(\d+)\.(\d+)$", rest[3]) if len(rest) > 3 else None
+        if len(rest) > 3 and not (head and int(head[1]) < m["n_layers"] and int(head[2]) < m["n_heads"]):
+            raise NumberError(f"instrument link #{fragment}: {rest[3]!r} is no head of {model} "
+                              f"(LAYER.HEAD, layers 0-{m['n_layers'] - 1}, heads 0-{m['n_heads'] - 1})")
+        if len(rest) > 4:
+            raise NumberError(f"instrument link #{fragment}: expected model/sentence/word/lens[/layer.head], got more")
+
     def instrument_url(self, model: str, sentence: int, word: int | None = None, lens: str = "alpha") -> str:
-        """Relative link from the page being rendered to one row of the instrument."""
+        """Relative link from the page being rendered to one row of the instrument (checked)."""
         page = self._rendered.page
         rel = posixpath.relpath(INSTRUMENT_PAGE, posixpath.dirname(page) or ".")
         frag = f"{model}/{sentence}" + (f"/{word}/{lens}" if word is not None else "")
+        self.check_route(frag)
+        self._rendered.routes.append(frag)
         return f"{rel}#{frag}"
 
     def _instrument(self, model: str, sentence: int, word: int | None = None, lens: str = "alpha") -> str:
@@ -192,24 +452,38 @@ class Renderer:
         sentence, word = (nums.lookup(self.numbers, f"{prefix}.{k}") for k in ("sentence", "word_index"))
         return self.instrument_url(model, sentence, word, lens)
 
+    _LITERAL_LINK = re.compile(r"instrument\.md#([^\s)\"'\]>]+)")
+
+    def _literal_routes(self, page: str, source: str) -> None:
+        """Row links written by hand (`[x](../instrument.md#l6/3/2/alpha)`) are checked too."""
+        for i, line in enumerate(source.split("\n"), 1):
+            for m in self._LITERAL_LINK.finditer(re.sub(r"`[^`]*`", "", line)):
+                try:
+                    self.check_route(m.group(1))
+                    self._rendered.routes.append(m.group(1))
+                except NumberError as exc:
+                    self._rendered.problems.append(Problem(page, i, str(exc)))
+
     # -- rendering ------------------------------------------------------------------------
 
     @timing.stage("page rendering")
-    def render(self, page: str, source: str) -> Rendered:
-        """`page` is the path relative to docs/ ("articles/norm-lens.md")."""
-        self._rendered = Rendered(page=page, text="")
-        glob = {
-            "num": self._num, "ci": self._ci, "text": self._text, "claim": self._claim, "table": self._table,
-            "chart": self._chart, "instrument": self._instrument, "row_link": self._row_link,
-            "models": list(self.results["models"]),  # model keys, in study.yml's order: {% for key in models %}
-        }
+    def render(self, page: str, source: str, mark_numbers: bool = False) -> Rendered:
+        """`page` is the path relative to docs/ ("articles/norm-lens.md"). Every problem on
+        the page is collected; if there is any, `PageError` carries them all. With
+        `mark_numbers` (serve only), each cited number is wrapped for its hover detail."""
+        self._rendered, self._mark = Rendered(page=page, text=""), mark_numbers
         try:
             code = self.env.compile(source, name=page, filename=page)
-            template = self.env.template_class.from_code(self.env, code, self.env.make_globals(glob))
+            template = self.env.template_class.from_code(self.env, code, self.env.make_globals(self._glob()))
             self._rendered.text = template.render()
         except jinja2.TemplateSyntaxError as exc:
-            raise PageError(f"{page}:{exc.lineno}: template syntax error: {exc.message}") from None
+            self._rendered.problems.append(Problem(page, exc.lineno, f"template syntax error: {exc.message}"))
         except (NumberError, jinja2.UndefinedError, TypeError, ValueError) as exc:
             msg = exc.message if isinstance(exc, jinja2.UndefinedError) else str(exc)
-            raise PageError(f"{page}:{_error_line(exc, page)}: {msg}") from None
+            if isinstance(exc, jinja2.UndefinedError) and (m := re.match(r"'(\w+)' is undefined", msg or "")):
+                msg += nums.did_you_mean(m.group(1), self.functions())
+            self._rendered.problems.append(Problem(page, _error_line(exc, page), msg))
+        self._literal_routes(page, source)
+        if self._rendered.problems:
+            raise PageError(sorted(self._rendered.problems, key=lambda p: p.line))
         return self._rendered
