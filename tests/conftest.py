@@ -345,16 +345,22 @@ def tiny_mkdocs_yml() -> str:
 
 
 def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: list[dict] | None = None) -> None:
-    """Point a project's study at the first `n` sentences of its corpus plus `extra`, two
-    flip pairs and no anchors (and `models`, if given): a measurement of seconds, for the
+    """Point a project's study at the first `n` sentences of its corpus plus `extra`, a
+    flip pair and its mirror (with their null pairs) and no anchors (and `models`, if given): a measurement of seconds, for the
     tests that must measure again."""
     docs = project / "docs"
     study = yaml.safe_load((docs / "study.yml").read_text(encoding="utf-8"))
     corpus = docs / study["corpus"]
     lines = corpus.read_text(encoding="utf-8").splitlines()[:n] + [f"test\t{s}" for s in extra]
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # The first flip pair, its mirror and their null pairs (renumbered): every set the
+    # pages show (each order, the null pairs) has a pair in it.
     pairs = docs / study["flip_pairs"]
-    pairs.write_text(yaml.safe_dump({"flip_pairs": yaml.safe_load(pairs.read_text(encoding="utf-8"))["flip_pairs"][:2]}),
+    raw = yaml.safe_load(pairs.read_text(encoding="utf-8"))
+    mirror = next(p for p in raw["flip_pairs"] if p.get("mirrors") == 1)
+    nulls = [dict(p, **{"from": 1}) for p in raw["null_pairs"] if p["from"] == 1] + \
+        [dict(p, **{"from": 2}) for p in raw["null_pairs"] if p["from"] == raw["flip_pairs"].index(mirror) + 1]
+    pairs.write_text(yaml.safe_dump({"flip_pairs": [raw["flip_pairs"][0], mirror], "null_pairs": nulls}),
                      encoding="utf-8")
     study["anchors"] = []
     if models is not None:
