@@ -122,5 +122,5 @@ def listing(settings: gate.Settings, pattern: str = "", limit: int = 40) -> str:
     fmt = "pct:1" if isinstance(example.value, float) and 0 <= example.value <= 1 else nums.default_format(example.value)
     tail = [f"write one: {{{{ num(\"{example.key}\", \"{fmt}\") }}}}"
             + (f"   with its interval: {{{{ ci(\"{example.key}\", \"{fmt}\") }}}}" if example.interval else ""),
-            "formats: pct:N, pp:N, fixed:N, ratio:N, sci:N, int, text, yesno (docs/colophon.md)"]
+            "formats: pct:N, pp:N, fixed:N, ratio:N, sci:N, int, ord, text, yesno (docs/colophon.md)"]
     return "\n".join([head + (f" {note}" if note else ""), *lines, *tail])
