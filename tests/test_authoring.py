@@ -59,7 +59,10 @@ def test_uncited_keys_are_listed_as_such_and_rows_by_sentence(project):
     rows = finder.listing(settings, "l6.row.s0.w1.alpha", limit=0).splitlines()
     assert {line.split()[0] for line in rows[2:-2]} == {f"l6.row.s0.w1.alpha.{f}" for f in
                                                        ("word", "layer", "head", "sink_share", "sep_share",
-                                                        "punct_share", "content_mass", "top_word", "top_weight")}
+                                                        "punct_share", "content_mass", "top_word", "top_weight",
+                                                        # part 8's ablation: sentence 0 is in its sample
+                                                        "head_effect", "sink_effect", "content_effect", "ablation_share",
+                                                        "ablation_share_without_word", "bound_ratio")}
     assert finder.listing(settings, "zzz qqq").startswith("no key matches 'zzz qqq'")
 
 

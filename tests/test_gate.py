@@ -135,12 +135,12 @@ def test_every_problem_on_every_page_is_reported_at_once(project):
     assert problems == [
         f"evidence.md:{b}: unknown table 'lens_sumary'; did you mean 'lens_summary', 'flip_summary'? (tables: "
         + problems[0].split("(tables: ")[1],
-        f"evidence.md:{b + 2}: unknown chart 'sink_scater/l6'; did you mean 'sink_scatter'? (charts: "
+        f"evidence.md:{b + 2}: unknown chart 'sink_scater/l6'; did you mean 'sink_scatter', 'ablation_scatter'? (charts: "
         + problems[1].split("(charts: ")[1],
         f"index.md:{a}: unknown number 'l6.alpha.median_snk'; did you mean 'l6.alpha.median_sink', "
         "'l6.alpha.median_sink_lo', 'l6.alpha.median_sink_hi'?",
         f"index.md:{a}: unknown function 'nmu'; did you mean 'num'?",
-        f"instrument.md:{c}: bad format 'integer': use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, text or yesno, "
+        f"instrument.md:{c}: bad format 'integer': use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, ord, text or yesno, "
         "optionally followed by ~TOLERANCE (sci:1~1e-5); did you mean 'int'?",
         f"instrument.md:{c}: instrument link #l6/0/99/alpha: sentence 0 has no displayed row for word '99' on l6 "
         + problems[5].split(" on l6 ")[1],

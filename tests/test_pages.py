@@ -108,7 +108,7 @@ def test_the_locked_value_beside_the_value_now(renderer):
     ('{{ nmu }}', "'nmu' is undefined; did you mean 'num'?"),
     ('{{ table("lens_sumary", model="l6") }}', "unknown table 'lens_sumary'; did you mean 'lens_summary'"),
     ('{{ table("lens_summary", model="l9") }}', "table 'lens_summary': unknown model 'l9'; did you mean 'l6', 'l3'?"),
-    ('{{ chart("sink_scater", model="l6") }}', "unknown chart 'sink_scater/l6'; did you mean 'sink_scatter'?"),
+    ('{{ chart("sink_scater", model="l6") }}', "unknown chart 'sink_scater/l6'; did you mean 'sink_scatter', 'ablation_scatter'?"),
     ('{{ num("l6.alpha.median_sink", "percent") }}', "; did you mean 'pct:1'?"),
     ('{{ ci("l6.n_layers", "int") }}', "'l6.n_layers' has no interval"),
     ('[row]({{ instrument("l6", 0, 99) }})', "instrument link #l6/0/99/alpha: sentence 0 has no displayed row for word '99'"),
@@ -136,7 +136,7 @@ def test_several_problems_on_a_page_are_reported_together(renderer):
         render(renderer, source, "articles/x.md")
     assert [(p.line, p.message.split(";")[0]) for p in info.value.problems] == [
         (2, "unknown number 'l6.alpha.median_snk'"), (4, "bad format 'percent': use pct:N, pp:N, fixed:N, ratio:N, sci:N "
-                                                         "(N a digit), int, text or yesno, optionally followed by ~TOLERANCE (sci:1~1e-5)"),
+                                                         "(N a digit), int, ord, text or yesno, optionally followed by ~TOLERANCE (sci:1~1e-5)"),
         (4, "unknown number 'l6.alpha.worst_wrod'")]
     assert str(info.value).startswith("3 problems on 1 page(s)")
 
