@@ -2,6 +2,7 @@
 model, and each fails when what it guards is broken."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import numpy as np
@@ -42,11 +43,18 @@ def test_the_self_checks_hold_on_the_real_model(small_measured, small_study):
     assert c.oracle_same_heads
 
 
+def apart(m, **changes):
+    """The session's measurement with its part 8 results copied: self_checks writes the
+    oracle's agreement into them, and the other tests read the session's own."""
+    results = dataclasses.replace(m.results, ground_truth=copy.copy(m.results.ground_truth))
+    return dataclasses.replace(m, results=results, **changes)
+
+
 def test_the_unit_norm_check_catches_a_wrong_fold(l6, small_measured, small_study):
     """Unlike the mutant's own check (mutants.py), its other side is folded apart."""
     corpus = small_measured.corpus
     wrong = dataclasses.replace(corpus, wms=[mutants.wrong_word_map(t.word_ids) for t in corpus.toks])
-    c = checks.self_checks(l6, dataclasses.replace(small_measured, corpus=wrong), small_study, [0])
+    c = checks.self_checks(l6, apart(small_measured, corpus=wrong), small_study, [0])
     assert not c.unit_norms_agree and c.unit_norms_max_diff > 0.1
 
 
@@ -60,6 +68,6 @@ def test_the_oracle_check_catches_a_forward_pass_that_differs(l6, small_measured
         return out
 
     monkeypatch.setattr(activations, "from_oracle", off)
-    c = checks.self_checks(l6, small_measured, small_study, [0, 1])
+    c = checks.self_checks(l6, apart(small_measured), small_study, [0, 1])
     assert c.oracle_sentences == 2
     assert c.oracle_max_abs_alpha > 0.1 and c.oracle_max_abs_sink > 0.01 and not c.oracle_same_heads
