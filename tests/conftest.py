@@ -39,6 +39,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 import pytest
+from _pytest.nodeid import NodeId
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +59,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ
 SCREENSHOTS = Path(os.environ.get("SCREENSHOTS", Path(tempfile.gettempdir()) / "attention-instrument-screenshots"))
 
 
+@pytest.hookimpl(tryfirst=True)   # before pytest-xdist's, which reads the groups into the test ids
 def pytest_collection_modifyitems(config, items):
     """Tests that read the real study's results (through `session_cache`, directly or not)
     are marked `measured`: `make test-fast` leaves them out, with the browser tests.
@@ -71,6 +73,11 @@ def pytest_collection_modifyitems(config, items):
         fixtures = getattr(item, "_fixtureinfo", None)
         if fixtures and any(defs[-1].scope == "module" for defs in fixtures.name2fixturedefs.values()):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+            if config.getvalue("loadgroup") and "@" not in item.nodeid:
+                # pytest-xdist 3.8 marks the group in `item._nodeid`, which pytest 9 no longer
+                # reads (a node's id is `item._id`): without this, every group is ignored and
+                # each worker makes the module's fixture again.
+                item._id = NodeId.parse(f"{item.nodeid}@{item.module.__name__}")
 
 
 # -- models and the study -------------------------------------------------------------------
