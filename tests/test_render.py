@@ -236,7 +236,8 @@ def zensical() -> Path | None:
 
 @pytest.mark.skipif(zensical() is None, reason="Zensical is not installed (set ZENSICAL=path/to/zensical; "
                                                "it lives in a venv of its own, never in requirements*.txt)")
-def test_zensical_publishes_the_rendered_numbers_and_check_catches_the_raw_ones(tiny_rendered, tiny_project, tmp_path):
+def test_zensical_publishes_the_rendered_numbers_and_check_catches_the_raw_ones(tiny_rendered, tiny_project, tmp_path,
+                                                                                 session_cache):
     def build(src: Path, name: str) -> Path:
         copy = tmp_path / name
         shutil.copytree(src, copy, ignore=shutil.ignore_patterns("site", ".cache"))
@@ -246,9 +247,10 @@ def test_zensical_publishes_the_rendered_numbers_and_check_catches_the_raw_ones(
 
     rendered = build(tiny_rendered, "rendered")
     raw = build(tiny_project, "raw")
-    ok = run(tiny_project, "model", "check", "--site", str(rendered))
+    cache = {"LIVE_NUMBERS_CACHE": str(session_cache)}   # the small site's results, measured once
+    ok = run(tiny_project, "model", "check", "--site", str(rendered), env=cache)
     assert ok.returncode == 0, output(ok)
     locked = json.loads((tiny_project / LOCK).read_text())["numbers"]["l6.alpha.median_sink"]["value"]
     assert f"{locked * 100:.1f}%" in (rendered / "index.html").read_text(encoding="utf-8")
-    bad = run(tiny_project, "model", "check", "--site", str(raw))
+    bad = run(tiny_project, "model", "check", "--site", str(raw), env=cache)
     assert bad.returncode == 1 and '{{ num("l6.alpha.median_sink", "pct:1") }}' in bad.stderr, output(bad)
