@@ -1218,6 +1218,7 @@ def build(results: dict, chart_id: str, validate: bool = False, reads: set[str] 
     return spec
 
 
+@timing.stage("charts")
 def build_all(results: dict) -> dict[str, dict]:
     """{"specs": chart id -> spec, "sources": chart id -> the results entries it was drawn from}."""
     specs, drawn_from = {}, {}
