@@ -73,7 +73,7 @@ def pytest_collection_modifyitems(config, items):
         fixtures = getattr(item, "_fixtureinfo", None)
         if fixtures and any(defs[-1].scope == "module" for defs in fixtures.name2fixturedefs.values()):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
-            if config.getvalue("loadgroup") and "@" not in item.nodeid:
+            if getattr(config.option, "loadgroup", False) and "@" not in item.nodeid:
                 # pytest-xdist 3.8 marks the group in `item._nodeid`, which pytest 9 no longer
                 # reads (a node's id is `item._id`): without this, every group is ignored and
                 # each worker makes the module's fixture again.
