@@ -6,9 +6,8 @@ f = v W_O^h, the head's slice of the output projection applied to v (output bias
 excluded, as in Kobayashi et al. 2020), so that ||alpha_ij f(x_j)|| can be formed.
 f is [T, C] per head, 12x the size of v; it is formed only when asked for, and its
 norm is read through R_h [hs, hs], a square root of the head's Gram matrix
-(R_h^T R_h = W_O^h^T W_O^h, so ||f|| = ||v R_h^T||), worked out once per model, which
-keeps the forward pass and its norms about as fast as `transformers`' forward pass
-alone (make bench).
+(R_h^T R_h = W_O^h^T W_O^h, so ||f|| = ||v R_h^T||), worked out once per model: the
+norms add two small products a layer, not a [T, C] array per head.
 
 Module and parameter names follow `transformers`' BertModel, so a checkpoint's
 tensors load with `load_state_dict(strict=True)` and no renaming (model/weights/ renames
@@ -19,8 +18,11 @@ two here, switched on by its config: positions counted from 2, no token-type emb
 and a learned relative-position bias (one value per head and bucket of key - query
 distance, `relative_position_bucket`) added to every layer's attention scores.
 
-Shapes: B sentences, T tokens (padded), C = d_model, nh heads, hs = C / nh head size,
-F = d_ff, L layers.
+Shapes: B sentences, T tokens (padded), N real tokens, C = d_model, nh heads,
+hs = C / nh head size, F = d_ff, L layers. Only the attention is laid out on the padded
+batch; the layers carry the real tokens alone, [N, C], so a batch of mixed lengths spends
+no matrix product on its padding (faster than `transformers`' BertModel on the same
+padded batch: make bench).
 """
 from __future__ import annotations
 
@@ -37,8 +39,8 @@ from .weights import Checkpoint, EncoderConfig
 
 @dataclass
 class EncoderOutput:
-    hidden: torch.Tensor        # [B, T, C] last hidden state
-    alpha: list[torch.Tensor]   # L x [B, nh, T, T] attention probabilities
+    hidden: torch.Tensor        # [B, T, C] last hidden state (zeros at padding, as v and inputs)
+    alpha: list[torch.Tensor]   # L x [B, nh, T, T] attention probabilities (a padded query's row: no token's)
     value: list[torch.Tensor]   # L x [B, nh, T, hs] v = x W_V + b_V
     W_O: list[torch.Tensor]     # L x [C, nh, hs] each head's slice of the output projection
     R: list[torch.Tensor]       # L x [nh, hs, hs] R_h^T R_h = W_O^h^T W_O^h (`Attention.head_factors`)
@@ -87,8 +89,9 @@ class Embeddings(nn.Module):
 
 class SelfAttention(nn.Module):
     """Q, K, V projections and the scaled softmax; returns the per-head values too.
-    `bias` [B, 1 or nh, 1 or T, T] is added to the scores: -inf on padded keys, plus
-    MPNet's relative-position bias."""
+    The projections read the real tokens only, x [N, C]; the heads are laid out on the
+    padded batch, `real` [B, T], zeros at the padding. `bias` [B, 1 or nh, 1 or T, T]
+    is added to the scores: -inf on padded keys, plus MPNet's relative-position bias."""
 
     def __init__(self, cfg: EncoderConfig):
         super().__init__()
@@ -97,9 +100,9 @@ class SelfAttention(nn.Module):
         self.key = nn.Linear(cfg.d_model, cfg.d_model)
         self.value = nn.Linear(cfg.d_model, cfg.d_model)
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor):
-        B, T, C = x.shape
-        split = lambda t: t.view(B, T, self.n_head, self.d_head).transpose(1, 2)  # [B, nh, T, hs]
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor):
+        B, T = real.shape
+        split = lambda t: unpack(t, real).view(B, T, self.n_head, self.d_head).transpose(1, 2)  # [B, nh, T, hs]
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
         # bias + q k^T / sqrt(hs) in one pass over [B, nh, T, T] (the same floats as dividing,
         # then adding: 1 * x / y + b)
@@ -122,10 +125,10 @@ class Attention(nn.Module):
         self.output = SelfOutput(cfg)
         self._factors: tuple[torch.Tensor, torch.Tensor] | None = None  # (W_O, its R_h): head_factors
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor):
-        B, T, C = x.shape
-        alpha, v = self.self(x, bias)                                   # [B,nh,T,T], [B,nh,T,hs]
-        ctx = (alpha @ v).transpose(1, 2).reshape(B, T, C)              # [B, T, C]
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor):
+        N, C = x.shape
+        alpha, v = self.self(x, bias, real)                             # [B,nh,T,T], [B,nh,T,hs]
+        ctx = (alpha @ v).transpose(1, 2)[real].reshape(N, C)           # [B,T,nh,hs] -> [N, C]
         out = self.output.LayerNorm(x + self.output.dense(ctx))
         return out, alpha, v
 
@@ -173,9 +176,9 @@ class Layer(nn.Module):
         self.intermediate = Intermediate(cfg)
         self.output = Output(cfg)
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor):
-        x, alpha, v = self.attention(x, bias)
-        h = F.gelu(self.intermediate.dense(x), approximate="none")  # exact erf GELU, [B, T, F]
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor):
+        x, alpha, v = self.attention(x, bias, real)                 # x [N, C]
+        h = F.gelu(self.intermediate.dense(x), approximate="none")  # exact erf GELU, [N, F]
         x = self.output.LayerNorm(x + self.output.dense(h))
         return x, alpha, v
 
@@ -251,18 +254,30 @@ class Encoder(nn.Module):
             # MPNet: the same relative-position bias for every layer (padding is at the
             # end, so a real token's distances do not depend on it either).
             bias = bias + self.encoder.position_bias(ids.shape[1])  # [B, nh, T, T]
-        x = self.embeddings(ids)
+        # Between the attentions, every operation is per token: the layers carry the real
+        # tokens only, x [N, C] (N = mask.sum()), so no matrix product is spent on padding
+        # (more than half of the bench's batch of mixed lengths).
+        real = mask.bool()                                            # [B, T]
+        x = self.embeddings(ids)[real]                                # [N, C]
         alphas, values, inputs = [], [], []
         for layer in self.encoder.layer:
             if keep_inputs:
-                inputs.append(x)
-            x, alpha, v = layer(x, bias)
+                inputs.append(unpack(x, real))
+            x, alpha, v = layer(x, bias, real)
             alphas.append(alpha)
             values.append(v)
         W_O = [layer.attention.head_slices() for layer in self.encoder.layer]
         R = [layer.attention.head_factors() for layer in self.encoder.layer]
-        return EncoderOutput(hidden=x, alpha=alphas, value=values, W_O=W_O, R=R,
+        return EncoderOutput(hidden=unpack(x, real), alpha=alphas, value=values, W_O=W_O, R=R,
                              inputs=inputs if keep_inputs else None)
+
+
+def unpack(x: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
+    """The real tokens x [N, ...] laid out on the padded batch, `real` [B, T]: [B, T, ...],
+    zeros at the padding."""
+    out = x.new_zeros(*real.shape, *x.shape[1:])
+    out[real] = x
+    return out
 
 
 def pad(batch: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -99,20 +99,26 @@ def test_reference_matches_oracle(ckpt, batch, ref):
     assert all(d < TOL for d in diffs.values()), diffs
 
 
-# MPNet's norms reach ~12, where 1e-5 is a few float32 steps: its own test, below.
 @pytest.mark.measured   # the whole corpus through both implementations
 @pytest.mark.parametrize("ckpt", ["minilm-l6", "minilm-l3"], indirect=True)
 def test_activations_reference_matches_oracle(ckpt, study):
-    """What the measurements read (alpha, ||v||, ||f||, hidden) from either implementation,
-    on the tests' sentences and the whole corpus (a build re-runs the oracle on a sample)."""
+    """What the measurements read from either implementation, on the tests' sentences and
+    the whole corpus (a build re-runs the oracle on a sample): alpha within 1e-5; ||v||,
+    ||f|| and the hidden state within 1e-5 of their scale (the largest |value| of each
+    sentence's array), as MPNet's below. MiniLM-L6's ||f|| reaches ~11, where float32
+    steps are ~1e-6: it measured 1.19e-5 absolute, 1.1e-6 relative, on AVX-512's kernels."""
     batch = token_ids(ckpt, SENTENCES + list(study.sentences))
     refs, oras = activations.from_reference(ckpt, batch), activations.from_oracle(ckpt, batch)
-    d = 0.0
+    d = dict.fromkeys(("alpha", "value_norm", "output_norm", "hidden"), 0.0)
     for r, o in zip(refs, oras):
-        for field in ("alpha", "value_norm", "output_norm", "hidden"):
-            d = max(d, maxdiff(getattr(r, field), getattr(o, field)))
-    record(f"{ckpt.name} activations.from_reference vs activations.from_oracle", d)
-    assert d < TOL
+        for field in d:
+            x = getattr(o, field)
+            scale = 1.0 if field == "alpha" else float(np.abs(x).max())
+            d[field] = max(d[field], maxdiff(getattr(r, field), x) / scale)
+    for field, diff in d.items():
+        record(f"{ckpt.name} activations.from_reference vs activations.from_oracle {field}"
+               + ("" if field == "alpha" else ", relative to scale"), diff)
+    assert all(diff < TOL for diff in d.values()), d
 
 
 def test_activations_in_length_sorted_batches(l3, monkeypatch):
@@ -364,7 +370,7 @@ def test_f_is_head_slice_of_output_projection(ckpt, batch):
         f_indep = np.stack([v[h] @ W_O[:, h * hs:(h + 1) * hs].T for h in range(nh)])
         d_slice = max(d_slice, maxdiff(f, f_indep))
         recon = np.einsum("hts,hsc->tc", alpha, f) + b_O  # sum_h alpha_h @ f_h + b_O
-        target = dense_out[i][0].numpy()
+        target = dense_out[i].numpy()  # [N, C]: the layers carry the real tokens only, here all T
         d_sum = max(d_sum, maxdiff(recon, target))
         # Controls: the check can tell a wrong f apart.
         # (a) f carrying the output bias (added once per head) would not add up;
@@ -392,9 +398,11 @@ def test_f_norms_are_the_norms_of_f(l6):
     W[:, hs:2 * hs] = 0                     # head 1 reads nothing: its ||f|| is 0
     W[:, 2 * hs] = W[:, 2 * hs + 1]         # head 2's slice: two equal columns, rank hs - 1
     dense.weight = torch.nn.Parameter(W, requires_grad=False)
-    out = model(*encoder.pad(ids))
+    ids, mask = encoder.pad(ids)
+    out = model(ids, mask)
     norms, f = out.f_norms()[0], out.f[0]
-    assert torch.count_nonzero(norms[:, 1]) == 0 and norms[:, 2].min() > 0
+    real = norms.transpose(1, 2)[mask.bool()]  # [N, nh]: padded tokens have v = 0, so ||f|| = 0
+    assert torch.count_nonzero(real[:, 1]) == 0 and real[:, 2].min() > 0
     d = max(d, maxdiff(norms, f.norm(dim=-1)))
     record("minilm-l6 f_norms vs the norm of f formed (a replaced, rank-deficient W_O included)", d)
     assert d < TOL
@@ -424,10 +432,11 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
     cfg = mpnet.config
 
     model = encoder.Encoder.from_checkpoint(mpnet)
-    states = []  # L+1 x [B, T, C]: the embeddings' output, then each layer's
-    hooks = [model.embeddings.register_forward_hook(lambda m, i, o: states.append(o))]
-    hooks += [layer.register_forward_hook(lambda m, i, o: states.append(o[0])) for layer in model.encoder.layer]
     ids, mask = encoder.pad(batch)
+    states = []  # L+1 x [B, T, C]: the embeddings' output, then each layer's (real tokens [N, C], laid out)
+    hooks = [model.embeddings.register_forward_hook(lambda m, i, o: states.append(o))]
+    hooks += [layer.register_forward_hook(lambda m, i, o: states.append(encoder.unpack(o[0], mask.bool())))
+              for layer in model.encoder.layer]
     try:
         ref = model(ids, mask)
     finally:
