@@ -152,10 +152,16 @@ def plain(obj):
 def _measure_one(spec, study: study_mod.Study, run_checks: bool) -> tuple[dict, list[str]]:
     """One model: (its results as a dict, its per-sentence views). A function of its own so
     that the model's weights and activations are freed before the next model is loaded."""
+    from threadpoolctl import threadpool_limits
+
     from . import checks, measure, views, weights
 
-    ckpt = weights.load(spec.name)
-    m = measure.measure_model(ckpt, study, spec.key)
-    if run_checks:
-        checks.run(ckpt, m, study)
-    return plain(m.results), views.sentence_views(m)
+    # One BLAS thread for NumPy (torch keeps its own threads): the measurement's products
+    # are small, and on a shared two-core machine OpenBLAS's second thread mostly spins,
+    # waiting for a core (a bootstrap median's [400, 131] @ [131, 64] took 7 ms, not 0.1).
+    with threadpool_limits(limits=1, user_api="blas"):
+        ckpt = weights.load(spec.name)
+        m = measure.measure_model(ckpt, study, spec.key)
+        if run_checks:
+            checks.run(ckpt, m, study)
+        return plain(m.results), views.sentence_views(m)
