@@ -73,13 +73,18 @@ def layer_weights(ckpt: Checkpoint, layer: int, dtype=np.float64) -> LayerWeight
     )
 
 
-def attention_parts(x: torch.Tensor, alpha: torch.Tensor, w: LayerWeights) -> tuple[torch.Tensor, torch.Tensor]:
-    """x [T, C], alpha [nh, T, T] -> (f [nh, T, C], r [T, C]): f_j^h = v_j^h W_O^h (no output
-    bias), r = x + sum_h alpha^h f^h + b_O, what the attention block's LayerNorm reads."""
+def head_outputs(x: torch.Tensor, w: LayerWeights) -> torch.Tensor:
+    """x [T, C] -> f [nh, T, C]: f_j^h = v_j^h W_O^h (no output bias)."""
     T, C = x.shape
     C_, nh, hs = w.W_O.shape
     v = (x @ w.W_V.T + w.b_V).view(T, nh, hs).transpose(0, 1)   # [nh, T, hs]
-    f = torch.bmm(v, w.W_O.permute(1, 2, 0))                      # [nh, T, C]: v^h W_O^h, head by head
+    return torch.bmm(v, w.W_O.permute(1, 2, 0))                   # [nh, T, C]: v^h W_O^h, head by head
+
+
+def attention_parts(x: torch.Tensor, alpha: torch.Tensor, w: LayerWeights) -> tuple[torch.Tensor, torch.Tensor]:
+    """x [T, C], alpha [nh, T, T] -> (f [nh, T, C], r [T, C]): f as `head_outputs`, and
+    r = x + sum_h alpha^h f^h + b_O, what the attention block's LayerNorm reads."""
+    f = head_outputs(x, w)
     r = x + torch.einsum("nij,njc->ic", alpha, f) + w.b_O
     return f, r
 
@@ -127,10 +132,10 @@ def contributions(x: torch.Tensor, f: torch.Tensor, alpha: torch.Tensor, w: Laye
     # z_ij = sum_h alpha^h_ij f^h_j: for each j, [T_i, nh] @ [nh, C] (batched over j: faster than einsum)
     z = torch.bmm(alpha.permute(2, 1, 0), f.transpose(0, 1)).transpose(0, 1).contiguous()   # [T, T, C]
     z.diagonal(dim1=0, dim2=1).add_(x.T)
-    g = (z - z.mean(dim=-1, keepdim=True)) * w.ln1_g.to(z.dtype)
+    g = z.sub_(z.mean(dim=-1, keepdim=True)).mul_(w.ln1_g.to(z.dtype))   # in place: [T, T, C] is the big one
     kobayashi = g.norm(dim=-1)
     y = g.sum(dim=1)                                               # [T, C]
-    alti = (y.abs().sum(dim=-1)[:, None] - (y[:, None, :] - g).abs().sum(dim=-1)).clamp(min=0)
+    alti = (y.abs().sum(dim=-1)[:, None] - torch.sub(y[:, None, :], g).abs_().sum(dim=-1)).clamp(min=0)
     return kobayashi, alti
 
 
@@ -194,7 +199,7 @@ def layer(w: LayerWeights, l: int, x: np.ndarray, alpha: np.ndarray, ask: Ask, o
         if ask.fixes:
             ww, dtype = (w32, np.float32) if w32 is not None else (w, np.float64)
             xl, al = torch.from_numpy(np.asarray(x, dtype)), torch.from_numpy(np.asarray(alpha, dtype))
-            k, a = contributions(xl, attention_parts(xl, al, ww)[0], al, ww)
+            k, a = contributions(xl, head_outputs(xl, ww), al, ww)
             out.kobayashi[l], out.alti[l] = k.numpy(), a.numpy()
         return
     xl, al = torch.from_numpy(x.astype(np.float64)), torch.from_numpy(alpha.astype(np.float64))

@@ -7,6 +7,8 @@ its digest (model/site/cache.py).
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
 import platform
 import statistics
@@ -129,13 +131,37 @@ def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
     return results, model_views
 
 
+_ATOMS = (float, int, str, bool, type(None))
+
+
+def plain(obj):
+    """`dataclasses.asdict` for the results: dataclasses to dicts, lists, tuples and dicts
+    rebuilt, anything else deep-copied, but a plain number or string taken as it is (asdict
+    deep-copies each of the rows table's million numbers one by one: seconds per model)."""
+    if type(obj) in _ATOMS:
+        return obj
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(plain(v) for v in obj)
+    if isinstance(obj, dict):
+        return type(obj)((plain(k), plain(v)) for k, v in obj.items())
+    return copy.deepcopy(obj)
+
+
 def _measure_one(spec, study: study_mod.Study, run_checks: bool) -> tuple[dict, list[str]]:
     """One model: (its results as a dict, its per-sentence views). A function of its own so
     that the model's weights and activations are freed before the next model is loaded."""
+    from threadpoolctl import threadpool_limits
+
     from . import checks, measure, views, weights
 
-    ckpt = weights.load(spec.name)
-    m = measure.measure_model(ckpt, study, spec.key)
-    if run_checks:
-        checks.run(ckpt, m, study)
-    return asdict(m.results), views.sentence_views(m)
+    # One BLAS thread for NumPy (torch keeps its own threads): the measurement's products
+    # are small, and on a shared two-core machine OpenBLAS's second thread mostly spins,
+    # waiting for a core (a bootstrap median's [400, 131] @ [131, 64] took 7 ms, not 0.1).
+    with threadpool_limits(limits=1, user_api="blas"):
+        ckpt = weights.load(spec.name)
+        m = measure.measure_model(ckpt, study, spec.key)
+        if run_checks:
+            checks.run(ckpt, m, study)
+        return plain(m.results), views.sentence_views(m)

