@@ -104,26 +104,29 @@ def pytest_configure(config):
 # Work units (xdist groups, or single tests) that take longest, longest first (measured
 # with --durations): started first, they run beside each other and the short tests fill in.
 LONG_GROUPS = [
-    "test_encoder",                 # test_mpnet_on_the_corpus_three_ways, alone (hf_mpnet)
+    "test_encoder:mpnet-base",      # with test_mpnet_on_the_corpus_three_ways
     "test_browser_runtime",
-    "test_encoder[mpnet-base]",
     "test_hooks",
     "test_render",
 ]
 
 
 def xdist_group(item) -> str | None:
-    """The group a test must share a worker with, or None. Tests that use a module-scoped
-    fixture stay together so the fixture is made once: grouped by module, and by the value
+    """The group a test must share a worker with, or None: the test's own xdist_group mark
+    if it has one; else tests that use a module-scoped fixture stay together so the fixture is made once: grouped by module, and by the value
     of any session-scoped parameter (the checkpoint) they take, since a module fixture
     that depends on it is made once per value anyway."""
+    mark = item.get_closest_marker("xdist_group")   # a test's own choice (or the one set below)
+    if mark is not None:
+        return mark.args[0] if mark.args else mark.kwargs["name"]
     fixtures = getattr(item, "_fixtureinfo", None)
     if not fixtures or not any(defs[-1].scope == "module" for defs in fixtures.name2fixturedefs.values()):
         return None
     params = getattr(getattr(item, "callspec", None), "params", {})
     keyed = [f"{params[name]}" for name in sorted(params)
              if name in fixtures.name2fixturedefs and fixtures.name2fixturedefs[name][-1].scope in ("session", "package")]
-    return item.module.__name__ + (f"[{'-'.join(keyed)}]" if keyed else "")
+    # No brackets: xdist reads a group only after the id's last "]" (a parameter's end).
+    return item.module.__name__ + (f":{'-'.join(keyed)}" if keyed else "")
 
 
 def _group_of(item) -> str:
