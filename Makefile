@@ -20,7 +20,7 @@ export NO_MKDOCS_2_WARNING := 1
 # second work tree sharing one .venv builds and tests its own code).
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: site test test-fast serve bench accept check clean render numbers
+.PHONY: site test test-fast mutations serve bench accept check clean render numbers
 
 $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,11 @@ test: $(STAMP) $(CHROMIUM) $(AXE)
 # The edit-test loop: no browser, nothing that needs the real study measured.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured"
+
+# The deliberate bugs of tests/MUTATIONS.md, each applied to a temporary copy: the tests
+# named for it must fail (a few minutes; MUTATIONS="M1 M7" runs some of them).
+mutations: $(STAMP) $(AXE)
+	$(BIN)/python tests/mutate.py $(MUTATIONS)
 
 # --dirty: a save rebuilds the saved page (the hooks rebuild every page when the results or
 # the lock change); not strict, so a warning shows in the log instead of stopping the server.

@@ -65,19 +65,73 @@ def pytest_collection_modifyitems(config, items):
     are marked `measured`: `make test-fast` leaves them out, with the browser tests.
 
     Under pytest-xdist (`--dist loadgroup`), tests that use a module-scoped fixture stay on
-    one worker, grouped by module, so the fixture is made once; every other test goes to
-    whichever worker is free (the session's folders are shared: `once_per_run`)."""
+    one worker, grouped by module (and checkpoint: `xdist_group`), so the fixture is made
+    once; every other test goes to whichever worker is free (the session's folders are
+    shared: `once_per_run`)."""
     for item in items:
         if "session_cache" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.measured)
-        fixtures = getattr(item, "_fixtureinfo", None)
-        if fixtures and any(defs[-1].scope == "module" for defs in fixtures.name2fixturedefs.values()):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+        group = xdist_group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
             if getattr(config.option, "loadgroup", False) and "@" not in item.nodeid:
                 # pytest-xdist 3.8 marks the group in `item._nodeid`, which pytest 9 no longer
                 # reads (a node's id is `item._id`): without this, every group is ignored and
                 # each worker makes the module's fixture again.
-                item._id = NodeId.parse(f"{item.nodeid}@{item.module.__name__}")
+                item._id = NodeId.parse(f"{item.nodeid}@{group}")
+
+
+class _LongestFirst:
+    """Under xdist's loadgroup, the longest work units first, so that the other worker
+    fills in around them with the short tests and both finish together (xdist's own
+    order is by how many tests a group holds, not how long it takes)."""
+
+    @pytest.hookimpl(trylast=True)   # after pytest's own reordering by fixture parameters
+    def pytest_collection_modifyitems(self, config, items):
+        if getattr(config.option, "loadgroup", False):
+            rank = {name: i for i, name in enumerate(LONG_GROUPS)}
+            items.sort(key=lambda item: rank.get(_group_of(item), len(rank)))
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_LongestFirst(), "longest-first")
+    if getattr(config.option, "dist", "no") == "loadgroup":
+        # The controller's queue in the workers' collection order (_LongestFirst), not
+        # resorted by group size.
+        config.option.loadscopereorder = False
+
+
+# Work units (xdist groups, or single tests) that take longest, longest first (measured
+# with --durations): started first, they run beside each other and the short tests fill in.
+LONG_GROUPS = [
+    "test_encoder:mpnet-base",      # with test_mpnet_on_the_corpus_three_ways
+    "test_browser_runtime",
+    "test_hooks",
+    "test_render",
+]
+
+
+def xdist_group(item) -> str | None:
+    """The group a test must share a worker with, or None: the test's own xdist_group mark
+    if it has one; else tests that use a module-scoped fixture stay together so the fixture is made once: grouped by module, and by the value
+    of any session-scoped parameter (the checkpoint) they take, since a module fixture
+    that depends on it is made once per value anyway."""
+    mark = item.get_closest_marker("xdist_group")   # a test's own choice (or the one set below)
+    if mark is not None:
+        return mark.args[0] if mark.args else mark.kwargs["name"]
+    fixtures = getattr(item, "_fixtureinfo", None)
+    if not fixtures or not any(defs[-1].scope == "module" for defs in fixtures.name2fixturedefs.values()):
+        return None
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    keyed = [f"{params[name]}" for name in sorted(params)
+             if name in fixtures.name2fixturedefs and fixtures.name2fixturedefs[name][-1].scope in ("session", "package")]
+    # No brackets: xdist reads a group only after the id's last "]" (a parameter's end).
+    return item.module.__name__ + (f":{'-'.join(keyed)}" if keyed else "")
+
+
+def _group_of(item) -> str:
+    """The work unit's name as LONG_GROUPS spells it: the group, else file::test."""
+    return xdist_group(item) or item.nodeid.split("/")[-1].split("[")[0]
 
 
 # -- models and the study -------------------------------------------------------------------

@@ -417,37 +417,74 @@ def hf_mpnet(mpnet_members):
     return hf_mpnet_model(mpnet_members)
 
 
+def padded_batches(batch: list[list[int]], first: int, tokens: int = 2048) -> list[list[int]]:
+    """Indices into `batch`, in padded batches: the first `first` (the tests' sentences, of
+    varied lengths) and the longest and shortest of the rest together, a batch mostly
+    padding; then the rest sorted by length, in batches of about `tokens` padded tokens
+    (each padded to its longest, so padding is in every batch, a little of it)."""
+    rest = sorted(range(first, len(batch)), key=lambda i: len(batch[i]))
+    out = [[*range(first), rest.pop(), rest.pop(0)]]
+    while rest:
+        n = 1
+        while n < len(rest) and (n + 1) * len(batch[rest[n]]) <= tokens:
+            n += 1
+        out.append(rest[:n])
+        rest = rest[n:]
+    return out
+
+
 @pytest.mark.measured   # the whole corpus through three implementations, the oracle run once
+@pytest.mark.xdist_group("test_encoder:mpnet-base")   # one worker loads MPNet (and MPNetModel) for all of these
 def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
     """Reference, oracle and MPNetModel on the tests' sentences and the whole corpus, in
-    one padded batch: the embeddings' output and every layer's hidden state, and every
-    layer's attention weights. Then, from the same oracle pass (its `each` hook sees each
-    sentence's whole output), what the measurements read: alpha within 1e-5; the hidden
-    state, ||v|| and ||f|| within 1e-5 of their scale (the largest |value| of each
-    sentence's array: up to ~12 for the norms, where float32 steps are ~1e-6 and twelve
-    float32 layers add up several). The reference is transformers' float32 to the bit:
-    this is float32 against float64, not a fault."""
+    padded batches (`padded_batches`: one mostly padding, the others of similar lengths):
+    the embeddings' output and every layer's hidden state, and every layer's attention
+    weights. Then, from the same oracle pass (its `each` hook sees each sentence's whole
+    output), what the measurements read: alpha within 1e-5; the hidden state, ||v|| and
+    ||f|| within 1e-5 of their scale (the largest |value| of each sentence's array: up to
+    ~12 for the norms, where float32 steps are ~1e-6 and twelve float32 layers add up
+    several). The reference is transformers' float32 to the bit: this is float32 against
+    float64, not a fault. (One padded batch of the whole corpus is ~4x the work, all of it
+    padding: the corpus's longest sentence is several times its median.)"""
     sentences = SENTENCES + list(study.sentences)
     batch = token_ids(mpnet, sentences)
     cfg = mpnet.config
+    groups = padded_batches(batch, len(SENTENCES))
+    assert sorted(i for g in groups for i in g) == list(range(len(batch)))
+    assert max(map(len, groups)) > 1 and len(groups[0]) == len(SENTENCES) + 2
 
     model = encoder.Encoder.from_checkpoint(mpnet)
-    ids, mask = encoder.pad(batch)
-    states = []  # L+1 x [B, T, C]: the embeddings' output, then each layer's (real tokens [N, C], laid out)
-    hooks = [model.embeddings.register_forward_hook(lambda m, i, o: states.append(o))]
-    hooks += [layer.register_forward_hook(lambda m, i, o: states.append(encoder.unpack(o[0], mask.bool())))
-              for layer in model.encoder.layer]
-    try:
-        ref = model(ids, mask)
-    finally:
-        for h in hooks:
-            h.remove()
-    with torch.no_grad():
-        hf = hf_mpnet(
-            input_ids=ids.masked_fill(mask == 0, 1), attention_mask=mask,
-            output_attentions=True, output_hidden_states=True,
-        )
-    assert len(states) == len(hf.hidden_states) == cfg.n_layer + 1
+    # Per sentence: L+1 hidden states (the embeddings' output, then each layer's) and L
+    # attention weights, from the reference and from transformers, padding trimmed off.
+    ref_states: dict[int, list] = {}
+    ref_alpha: dict[int, list] = {}
+    hf_states: dict[int, list] = {}
+    hf_alpha: dict[int, list] = {}
+    for group in groups:
+        ids, mask = encoder.pad([batch[i] for i in group])
+        states = []  # the layers carry the real tokens only, [N, C]: laid out as [B, T, C]
+        hooks = [model.embeddings.register_forward_hook(lambda m, i, o: states.append(o))]
+        hooks += [layer.register_forward_hook(lambda m, i, o, real=mask.bool(): states.append(encoder.unpack(o[0], real)))
+                  for layer in model.encoder.layer]
+        try:
+            ref = model(ids, mask)
+        finally:
+            for h in hooks:
+                h.remove()
+        with torch.no_grad():
+            hf = hf_mpnet(
+                input_ids=ids.masked_fill(mask == 0, 1), attention_mask=mask,
+                output_attentions=True, output_hidden_states=True,
+            )
+        assert len(states) == len(hf.hidden_states) == cfg.n_layer + 1
+        for b, i in enumerate(group):
+            n = len(batch[i])
+            # copies: a view would keep the whole batch's tensors alive
+            ref_states[i] = [s[b, :n].numpy().copy() for s in states]
+            hf_states[i] = [s[b, :n].numpy().copy() for s in hf.hidden_states]
+            ref_alpha[i] = [a[b, :, :n, :n].numpy().copy() for a in ref.alpha]
+            hf_alpha[i] = [a[b, :, :n, :n].numpy().copy() for a in hf.attentions]
+        del ref, hf, states
 
     # Hidden states are compared relative to their scale (the largest |value| of the state):
     # twelve float32 layers on sentences of up to ~90 tokens drift a few 1e-5 in absolute
@@ -456,21 +493,22 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
     d = {k: 0.0 for k in ("ref-hf hidden", "ref-hf alpha", "ora-hf hidden", "ora-hf alpha", "ref-ora hidden", "ref-ora alpha")}
 
     def three_way(b: int, o) -> None:
-        n = len(batch[b])
         assert len(o.hidden_states) == cfg.n_layer + 1
         for i in range(cfg.n_layer + 1):
-            r, h, x = states[i][b, :n].numpy(), hf.hidden_states[i][b, :n].numpy(), o.hidden_states[i]
+            r, h, x = ref_states[b][i], hf_states[b][i], o.hidden_states[i]
             scale = float(np.abs(x).max())
             d["ref-hf hidden"] = max(d["ref-hf hidden"], maxdiff(r, h) / scale)
             d["ora-hf hidden"] = max(d["ora-hf hidden"], maxdiff(x, h) / scale)
             d["ref-ora hidden"] = max(d["ref-ora hidden"], maxdiff(r, x) / scale)
         for i in range(cfg.n_layer):
-            r, h, x = ref.alpha[i][b, :, :n, :n].numpy(), hf.attentions[i][b, :, :n, :n].numpy(), o.alpha[i]
+            r, h, x = ref_alpha[b][i], hf_alpha[b][i], o.alpha[i]
             d["ref-hf alpha"] = max(d["ref-hf alpha"], maxdiff(r, h))
             d["ora-hf alpha"] = max(d["ora-hf alpha"], maxdiff(x, h))
             d["ref-ora alpha"] = max(d["ref-ora alpha"], maxdiff(r, x))
+        del ref_states[b], hf_states[b], ref_alpha[b], hf_alpha[b]   # each sentence compared once
 
     oras = activations.from_oracle(mpnet, batch, each=three_way)
+    assert not ref_states and len(oras) == len(batch), "the oracle did not return every sentence"
     names = {"ref": "reference", "hf": "transformers", "ora": "oracle"}
     for what, diff in d.items():
         pair, kind = what.split()
@@ -482,7 +520,7 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
     refs = activations.from_reference(mpnet, batch)
     absolute = {"alpha": 0.0, "hidden": 0.0, "value_norm": 0.0, "output_norm": 0.0}
     relative = {"hidden": 0.0, "value_norm": 0.0, "output_norm": 0.0}
-    for r, o in zip(refs, oras):
+    for r, o in zip(refs, oras, strict=True):
         for field in absolute:
             absolute[field] = max(absolute[field], maxdiff(getattr(r, field), getattr(o, field)))
         for field in relative:

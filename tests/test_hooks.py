@@ -225,13 +225,28 @@ PAGE_CASES = {
 
 
 @pytest.mark.parametrize("case", PAGE_CASES)
-def test_a_page_error_fails_the_build_naming_page_and_line(project, case):
+def test_a_page_error_alone_stops_the_gate_naming_page_and_line(project, case):
+    """Each error alone is one the gate stops on (a UserError: what `on_pre_build` hands
+    MkDocs as the build's error, as the build below shows for all of them at once)."""
     snippet, message = PAGE_CASES[case]
     line = append(project, "evidence.md", snippet)
+    with pytest.raises(UserError) as err:
+        gate.run(gate.Settings.at(project))
+    assert f"evidence.md:{line}: " in str(err.value) and message in str(err.value), str(err.value)
+
+
+def test_each_page_error_fails_the_build_naming_page_and_line(project):
+    """Every PAGE_CASES error on its own line of one page: one build fails, naming each
+    with its page, line and message, with no traceback, and leaves the previous site (one
+    build, not one per case: the case-by-case stop is the gate's, tested above)."""
+    lines = {case: append(project, "evidence.md", snippet) for case, (snippet, _) in PAGE_CASES.items()}
     previous = Previous(project)
     proc = mkdocs_build(project)
     assert proc.returncode != 0
-    assert f"evidence.md:{line}: " in output(proc) and message in output(proc), output(proc)
+    assert f"{len(PAGE_CASES)} problems on 1 page(s)" in output(proc), output(proc)
+    for case, (_, message) in PAGE_CASES.items():
+        found = [l for l in output(proc).splitlines() if f"evidence.md:{lines[case]}: " in l]
+        assert found and message in found[0], (case, output(proc))
     assert "Traceback" not in output(proc), output(proc)
     previous.assert_untouched()
 

@@ -65,6 +65,8 @@ def test_adjacent_top_counts_rows_peaking_next_door():
                      [2, 3, 0, 1]]])    # none does (2 and 3 away)
     assert instrument.adjacent_top(top, [0, 1, 2, 3]).tolist() == [[4, 0]]
     assert instrument.adjacent_top(top, [0, 3]).tolist() == [[2, 0]]   # only shown words count
+    # Peaking on the word itself (an empty displayed row's argmax is column 0) is not next door.
+    assert instrument.adjacent_top(np.array([[[0, 1, 2]]]), [0, 1, 2]).tolist() == [[0]]
 
 
 def test_head_choice_strongest_weight_then_lowest_layer_then_head():
