@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
 
 DEFAULT_STUDY = Path("docs/study.yml")
@@ -34,7 +33,7 @@ def cmd_measure(args) -> int:
     if args.all_heads:
         out = {"provenance": results.provenance(st), "rows": measure.all_head_rows(read_corpus(ckpt, st))}
     else:
-        r = asdict(measure.measure_model(ckpt, st, spec.key).results)
+        r = results.plain(measure.measure_model(ckpt, st, spec.key).results)
         out = {
             "provenance": results.provenance(st),
             "model": r["model"],
