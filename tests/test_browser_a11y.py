@@ -33,6 +33,8 @@ INSTRUMENT = "#instrument"
 INSTRUMENT_KNOWN: set[str] = set()
 
 PHONE = {"width": 390, "height": 844}
+# About an A4 page's width at 96 dpi, less margins: narrower than the charts as drawn.
+PAPER = {"width": 700, "height": 1000}
 
 
 # -- fixtures and helpers --------------------------------------------------------------
@@ -212,6 +214,11 @@ def test_no_serious_axe_violations(open_page, site_url, axe_source, src, scheme)
     found = blocking(run_axe(page, axe_source))
     assert not found, f"{src} ({scheme}):\n{describe(found)}"
     assert_chart_contrast(page, f"{src} ({scheme})")
+    # Each chart is one image to assistive technology (its frame's role="img" and text
+    # alternative): none of its marks or axes carries a label of its own (charts.js; a
+    # sub-chart's title keeps Vega's).
+    marked = page.evaluate("document.querySelectorAll('.vega-chart [aria-label]:not(.role-title-text)').length")
+    assert marked == 0, f"{src}: {marked} chart marks carry ARIA of their own inside the chart's one image"
     assert page.errors == [], page.errors
 
 
@@ -282,7 +289,15 @@ def test_palette_toggle_redraws_charts_with_the_dark_config(open_page, site_url,
     assert page.errors == [], page.errors
 
 
-# -- phones ----------------------------------------------------------------------------------
+# -- phones and print ------------------------------------------------------------------------
+
+# Whatever would run past the paper's edge: wider than the article when printed.
+PRINT_OVERFLOW = """(skip) => {
+    const edge = document.querySelector('article').getBoundingClientRect().right + 1;
+    return [...document.querySelectorAll('article :is(table, pre, svg, img, figure, p, li)')]
+        .filter(el => !el.closest(skip) && el.getClientRects().length && el.getBoundingClientRect().right > edge)
+        .map(el => el.tagName + ': ' + el.textContent.trim().slice(0, 60));
+}"""
 
 # Prose that must fit the window; boxes that may scroll inside themselves instead.
 PHONE_CHECK = """(skip) => {
@@ -303,9 +318,13 @@ PHONE_CHECK = """(skip) => {
 
 
 @pytest.mark.parametrize("src", NAV)
-def test_phone_width_no_sideways_prose(open_page, site_url, src):
+def test_phone_width_and_print_fit(open_page, site_url, src):
     """At 390 x 844 nothing pushes the page sideways, no prose runs past the window, and
-    whatever scrolls inside its own box (tables, code, charts) can be reached by keyboard."""
+    whatever scrolls inside its own box (tables, code, charts) can be reached by keyboard.
+    Then, on the same load, the window about an A4 page wide (layout follows the window
+    and the media type, as print lays out at the paper's width) and printed: no navigation
+    chrome, and no table, chart, code or prose past the paper's edge (on screen these
+    scroll in their box). One load per page serves both."""
     page = open_page(site_url + url_of(src), viewport=PHONE)
     settle_charts(page, src)
     # The instrument's widget has its own phone and print tests (see INSTRUMENT above).
@@ -313,6 +332,14 @@ def test_phone_width_no_sideways_prose(open_page, site_url, src):
     assert found["page"] <= 0, f"{src}: the page is {found['page']} px wider than a 390 px phone"
     assert not found["prose"], f"{src}: prose past the right edge at 390 px: {found['prose']}"
     assert not found["unreachable"], f"{src}: scroll boxes a keyboard cannot reach: {found['unreachable']}"
+
+    page.set_viewport_size(PAPER)
+    page.emulate_media(media="print")
+    chrome = page.evaluate("""() => ['.md-header', '.md-sidebar--primary', '.md-sidebar--secondary', '.md-footer']
+                                    .filter(sel => document.querySelector(sel)?.getClientRects().length)""")
+    assert chrome == [], f"{src}: navigation chrome printed: {chrome}"
+    over = page.evaluate(PRINT_OVERFLOW, INSTRUMENT)
+    assert over == [], f"{src}: past the paper's edge in print: {over}"
 
 
 @pytest.mark.parametrize("scheme", list(SCHEMES))
@@ -338,8 +365,7 @@ def test_print_gives_a_readable_page(open_page, site_url, tmp_path):
     on white, the charts redrawn light and fitted to the page, links underlined in the
     text's ink, wide tables not clipped; the reader's palette comes back after."""
     path = "articles/norm-lens/"
-    # About an A4 page's width at 96 dpi, less margins: narrower than the charts as drawn.
-    page = open_page(site_url + path, scheme="dark", viewport={"width": 700, "height": 1000})
+    page = open_page(site_url + path, scheme="dark", viewport=PAPER)
     settle_charts(page, path)
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
     page.emulate_media(media="print")
@@ -380,27 +406,4 @@ def test_print_gives_a_readable_page(open_page, site_url, tmp_path):
     page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
     assert page.errors == [], page.errors
 
-
-# Whatever would run past the paper's edge: wider than the article when printed.
-PRINT_OVERFLOW = """(skip) => {
-    const edge = document.querySelector('article').getBoundingClientRect().right + 1;
-    return [...document.querySelectorAll('article :is(table, pre, svg, img, figure, p, li)')]
-        .filter(el => !el.closest(skip) && el.getClientRects().length && el.getBoundingClientRect().right > edge)
-        .map(el => el.tagName + ': ' + el.textContent.trim().slice(0, 60));
-}"""
-
-
-@pytest.mark.parametrize("src", NAV)
-def test_print_fits_the_paper(open_page, site_url, src):
-    """Every page printed about an A4 page wide: no navigation chrome, and no table,
-    chart, code or prose past the paper's edge (on screen these scroll in their box)."""
-    page = open_page(site_url + url_of(src), viewport={"width": 700, "height": 1000})
-    settle_charts(page, src)
-    page.emulate_media(media="print")
-    chrome = page.evaluate("""() => ['.md-header', '.md-sidebar--primary', '.md-sidebar--secondary', '.md-footer']
-                                    .filter(sel => document.querySelector(sel)?.getClientRects().length)""")
-    assert chrome == [], f"{src}: navigation chrome printed: {chrome}"
-    # The instrument's widget has its own phone and print tests (see INSTRUMENT above).
-    over = page.evaluate(PRINT_OVERFLOW, INSTRUMENT)
-    assert over == [], f"{src}: past the paper's edge in print: {over}"
 
