@@ -16,6 +16,11 @@ CHROMIUM := /usr/bin/chromium
 AXE    := node_modules/axe-core/axe.min.js
 # mkdocs-material prints a banner about MkDocs 2.0 on every build; we pin mkdocs<2.
 export NO_MKDOCS_2_WARNING := 1
+# Python caches compiled modules (__pycache__/, ignored by git) even where the environment
+# sets PYTHONDONTWRITEBYTECODE (these machines do): otherwise every test worker, build and
+# `python -m model` compiles this repository's modules again, and pytest rewrites the
+# tests' asserts again, 2 s of each worker's start.
+export PYTHONDONTWRITEBYTECODE :=
 # This checkout's model/ and hooks' imports, whatever checkout the venv's .pth names (a
 # second work tree sharing one .venv builds and tests its own code).
 export PYTHONPATH := $(CURDIR)

@@ -101,10 +101,13 @@ def pytest_configure(config):
         config.option.loadscopereorder = False
 
 
+# Every test that loads MPNet (the `mpnet` fixture, or `ckpt` as mpnet-base), whatever its module.
+MPNET_GROUP = "mpnet-base"
+
 # Work units (xdist groups, or single tests) that take longest, longest first (measured
 # with --durations): started first, they run beside each other and the short tests fill in.
 LONG_GROUPS = [
-    "test_encoder:mpnet-base",      # with test_mpnet_on_the_corpus_three_ways
+    MPNET_GROUP,                    # with test_mpnet_on_the_corpus_three_ways
     "test_browser_runtime",
     "test_hooks",
     "test_render",
@@ -113,16 +116,19 @@ LONG_GROUPS = [
 
 def xdist_group(item) -> str | None:
     """The group a test must share a worker with, or None: the test's own xdist_group mark
-    if it has one; else tests that use a module-scoped fixture stay together so the fixture is made once: grouped by module, and by the value
-    of any session-scoped parameter (the checkpoint) they take, since a module fixture
-    that depends on it is made once per value anyway."""
+    if it has one; else every test that loads MPNet, on one worker; else tests that use a
+    module-scoped fixture stay together so the fixture is made once: grouped by module,
+    and by the value of any session-scoped parameter (the checkpoint) they take, since a
+    module fixture that depends on it is made once per value anyway."""
     mark = item.get_closest_marker("xdist_group")   # a test's own choice (or the one set below)
     if mark is not None:
         return mark.args[0] if mark.args else mark.kwargs["name"]
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "mpnet" in getattr(item, "fixturenames", ()) or params.get("ckpt") == "mpnet-base":
+        return MPNET_GROUP   # MPNet (4 s to inflate and check) loaded by one worker only
     fixtures = getattr(item, "_fixtureinfo", None)
     if not fixtures or not any(defs[-1].scope == "module" for defs in fixtures.name2fixturedefs.values()):
         return None
-    params = getattr(getattr(item, "callspec", None), "params", {})
     keyed = [f"{params[name]}" for name in sorted(params)
              if name in fixtures.name2fixturedefs and fixtures.name2fixturedefs[name][-1].scope in ("session", "package")]
     # No brackets: xdist reads a group only after the id's last "]" (a parameter's end).

@@ -434,7 +434,6 @@ def padded_batches(batch: list[list[int]], first: int, tokens: int = 2048) -> li
 
 
 @pytest.mark.measured   # the whole corpus through three implementations, the oracle run once
-@pytest.mark.xdist_group("test_encoder:mpnet-base")   # one worker loads MPNet (and MPNetModel) for all of these
 def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
     """Reference, oracle and MPNetModel on the tests' sentences and the whole corpus, in
     padded batches (`padded_batches`: one mostly padding, the others of similar lengths):
