@@ -405,5 +405,3 @@ def test_print_gives_a_readable_page(open_page, site_url, tmp_path):
     page.emulate_media(media="screen")
     page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
     assert page.errors == [], page.errors
-
-
