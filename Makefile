@@ -52,14 +52,16 @@ $(AXE): package.json package-lock.json
 	touch $(AXE)
 
 # Two pytest workers (the machines have two cores). The session's expensive folders (the
-# measured cache, the small site, the built site) are made once and shared by both; the
-# results `model check` measures here are the ones the tests read (tests/conftest.py).
+# measured cache, the small site, the built site) are made once and shared by both
+# (tests/conftest.py). The numbers gate is a test of the suite
+# (test_gate.py::test_the_working_tree_passes_the_gate), on the study measured cold in this
+# run unless .cache holds today's results: one worker measures while the other runs the
+# tests that do not need them (a separate `model check` first left the second core idle).
 # --dist loadgroup: a test using a module fixture stays with its module's (conftest.py
 # groups them), so the fixture is made once; the rest go to whichever worker is free.
 PYTEST_WORKERS := -n 2 --dist loadgroup
 
 test: $(STAMP) $(CHROMIUM) $(AXE)
-	$(BIN)/python -m model check
 	$(BIN)/python -m pytest $(PYTEST_WORKERS)
 
 # The edit-test loop: no browser, nothing that needs the real study measured.

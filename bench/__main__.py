@@ -353,7 +353,7 @@ def serve_section(t: Table, article: str, hooked: list[float], plain: list[float
 
 def suite_section(t: Table, suite: dict[str, tuple[float, bool]], commit: str) -> None:
     t.section(f"The test suite, in a fresh clone of {commit[:7]} (this .venv and node_modules; no cache, no site)")
-    targets = {"test": ("make test: model check (cold) and the whole suite", 360),
+    targets = {"test": ("make test: the whole suite, the study measured cold", 360),
                "test-fast": ("make test-fast: no browser, no measured results", 60)}
     for target, (wall, passed) in suite.items():
         label, limit = targets[target]

@@ -1,7 +1,7 @@
 """The test suite's wall time, as a new user gets it: `make test` and `make test-fast` in a
 fresh clone of the commit measured (no cache, no site), sharing this checkout's .venv and
 node_modules, so the first run's installs are left out (issue 25's target is from a warm
-.venv). `make test` measures the study cold first (`python -m model check`), as CI does.
+.venv). `make test` measures the study cold (in the suite's session cache), as CI does.
 """
 from __future__ import annotations
 

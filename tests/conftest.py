@@ -6,8 +6,8 @@
   screenshots live in temporary folders.
 - The real study is measured once per run: `session_cache` is a temporary cache folder
   holding its results and views, copied from the project's own `.cache` when that holds a
-  valid entry for today's key (`make test` runs `python -m model check` first, which
-  measures cold), measured cold otherwise. Every project copy is seeded from it
+  valid entry for today's key, measured cold otherwise (in a fresh clone, `make test`
+  measures here: the numbers gate is test_gate.py's). Every project copy is seeded from it
   (`copy_project`), so no test runs the full corpus again.
 - Under pytest-xdist (`make test` runs two workers) the expensive session folders (the
   cache, the small site, the real site) are made once per run, not once per worker:
@@ -368,8 +368,8 @@ def seed_entries(src: Path, dst: Path, key: str, kinds: tuple[str, ...]) -> bool
 def session_cache(tmp_path_factory) -> Path:
     """A temporary cache folder holding the real study's results and views (LIVE_NUMBERS_CACHE
     points `gate.Settings.at` at it): the project's own `.cache` entries for today's key if
-    it has valid ones (`make test` has just measured them with `python -m model check`),
-    else measured cold here. Either way once per run."""
+    it has valid ones, else measured cold here (a fresh clone's `make test`). Either way
+    once per run."""
     from model.site import cache, gate
 
     def make(folder: Path) -> None:
