@@ -80,6 +80,9 @@ def study_copy(docs: Path, dst: Path, key: str) -> Path:
     raw["models"] = [m for m in raw["models"] if m["key"] == key]
     runtime = raw.get("runtime", {})
     runtime["models"] = [k for k in runtime.get("models", []) if k == key]
+    for per_model in ("value_zeroing_every", "ablation_every"):   # part 8's samples, by model key
+        if per_model in raw:
+            raw[per_model] = {k: v for k, v in raw[per_model].items() if k == key}
     dst.mkdir(parents=True)
     for name in (raw["corpus"], raw.get("flip_pairs")):
         if name:
