@@ -224,7 +224,7 @@ def run(args, tmp: Path) -> str:
         f"{len(plain_runs)} plain builds; prose edited: {', '.join(sorted({e.rsplit(':', 1)[0] for e in edits}))}",
     ]
     t = Table()
-    builds_section(t, cold_runs, warm_runs, plain_runs, alone, keys)
+    builds_section(t, cold_runs, warm_runs, plain_runs, keys)
     stages_section(t, cold_runs, warm_runs, plain_runs, keys)
     if serving:
         serve_section(t, *serving)
@@ -278,7 +278,7 @@ def model_stage(run: dict, key: str, prefix: str = "gate/measurement", part: str
     return stages.seconds(run, path + part) - stages.seconds(run, f"{path}/reference/import torch")
 
 
-def builds_section(t: Table, cold, warm, plain, alone: dict, keys: list[str]) -> None:
+def builds_section(t: Table, cold, warm, plain, keys: list[str]) -> None:
     c, w, p = (med([b.wall for b in runs]) for runs in (cold, warm, plain))
     spread = lambda runs: f"{min(b.wall for b in runs):.1f}-{max(b.wall for b in runs):.1f}"
     t.section("Builds (mkdocs build --strict, wall time, median; min-max in brackets)")
@@ -289,15 +289,8 @@ def builds_section(t: Table, cold, warm, plain, alone: dict, keys: list[str]) ->
     # The forward passes themselves: every model's reference stage (corpus and flip pairs),
     # less importing torch. A cold build cannot go under plain + these; what it adds on top
     # of them (the oracle, checks, rows, statistics, charts, views) is held to a ratio.
-    # Timed in the one-model runs, where torch has both cores: in a cold build the largest
-    # model runs beside the others, each on one thread, and its passes take longer there.
-    if all(alone.values()):
-        forward = sum(med([model_stage(r, k, "measurement", "/reference") for _, r, _ in alone[k]]) for k in keys)
-        where = "each model alone, torch on every core"
-    else:
-        forward = med([sum(model_stage(b.stages, k, "gate/measurement", "/reference") for k in keys) for b in cold])
-        where = "in the cold build, one thread each: longer than alone (--model-rounds 0)"
-    t.row(f"forward passes (reference: corpus and flip pairs, every model; {where})", s(forward, 1))
+    forward = med([sum(model_stage(b.stages, k, "gate/measurement", "/reference") for k in keys) for b in cold])
+    t.row("forward passes (reference: corpus and flip pairs, every model)", s(forward, 1))
     t.row("cold - plain", f"{s(c - p, 1)} = {(c - p) / forward:.2f}x forward", "<= 1.5x forward (issue 25)",
           c - p <= 1.5 * forward)
     peak = max(b.tree_peak_mb for b in cold)
@@ -322,7 +315,7 @@ def stages_section(t: Table, cold, warm, plain, keys: list[str]) -> None:
           f"plain build: {s(med([b.wall for b in plain]))}")
     for label, depth, path in stages.tree(main, keys):
         t.row("  " * depth + label, both(stage_median(cs, path), stage_median(ws, path)))
-    t.note("beside the build, in a thread or a process (their time overlaps the above):")
+    t.note("beside the build, in a thread (their time overlaps the above):")
     for label, depth, path in stages.tree(beside, keys):
         t.row("  " * (depth + 1) + label, both(stage_median(cs, path), stage_median(ws, path)))
 

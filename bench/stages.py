@@ -100,7 +100,7 @@ def tree(paths: set[str], models: list[str]) -> list[tuple[str, int, str | None]
         parts = path.split("/")
         for d in range(len(parts) - 1, 0, -1):
             parent = "/".join(parts[:d])
-            if not nxt.startswith(parent + "/") and parent in paths:   # not a stage of the main thread's
+            if not nxt.startswith(parent + "/"):
                 name = parts[d - 1]
                 kind = "model" if name.startswith("model ") else name
                 rows.append((REST.get(kind, "rest, untimed"), d, "rest:" + parent))

@@ -7,11 +7,8 @@ its digest (model/site/cache.py).
 """
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
-import multiprocessing
-import os
 import hashlib
 import platform
 import statistics
@@ -105,34 +102,17 @@ def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
     instrument's per-sentence files, stored apart)."""
     study = study_mod.load(study_path)
     measured = {}
-    order = sorted(study.models, key=lambda spec: -size_on_disk(spec.name))   # the largest first
-    # The smaller models' weights are read (and checked) before any model is measured, so a
-    # damaged file stops the build at once, not after minutes of measuring the others (the
-    # largest's are checked as its process starts: its error is taken up between models).
+    # The largest model first: measured after the others, its peak sits on the heap they
+    # leave behind (a cold build's peak: 1.59 GB in study order, 1.43 GB largest first).
+    order = sorted(study.models, key=lambda spec: -size_on_disk(spec.name))
+    # The smaller models' weights are read (and checked) before the largest is measured, so
+    # a damaged file stops the build at once, not after minutes of measuring the others.
     with timing.stage("weights checked first"):
         for spec in order[1:]:
             load_weights(spec.name)
-    # The largest model in a process of its own, beside the others measured here: the
-    # measurement is mostly single-threaded (statistics, the float64 oracle), so two models
-    # at once keep both cores busy. Each process's torch on one thread meanwhile: two
-    # processes' thread pools on two cores wait on each other (mpnet's forward passes took
-    # 36.6 s so, 33.0 s on one thread, 20.7 s on two alone; the measuring, 88.7 s in
-    # sequence, 76 s beside each other).
-    largest, rest = order[0], order[1:]
-    if not rest:
-        with timing.stage(f"model {largest.key}"):
-            measured[largest.key] = _measure_one(largest, study, run_checks)
-    else:
-        with _beside(largest, study.path, run_checks) as pending:
-            with one_torch_thread():
-                for spec in rest:
-                    if pending.ready():
-                        pending.get()   # its error now (a damaged file), not after the others
-                    with timing.stage(f"model {spec.key}"):
-                        measured[spec.key] = _measure_one(spec, study, run_checks)
-            with timing.stage(f"model {largest.key} (waiting for its process)"):
-                measured[largest.key], stages = pending.get()
-        timing.add_beside(stages)
+    for spec in order:
+        with timing.stage(f"model {spec.key}"):
+            measured[spec.key] = _measure_one(spec, study, run_checks)
     models = {spec.key: measured[spec.key][0] for spec in study.models}
     model_views = {spec.key: measured[spec.key][1] for spec in study.models}
     results = {
@@ -167,43 +147,6 @@ def plain(obj):
     if isinstance(obj, dict):
         return type(obj)((plain(k), plain(v)) for k, v in obj.items())
     return copy.deepcopy(obj)
-
-
-@contextlib.contextmanager
-def _beside(spec, study_path: Path, run_checks: bool):
-    """`_measure_one(spec)` started in a fresh process (spawned: a forked torch can hang);
-    yields its pending result, whose `get()` gives (results, views) and the process's
-    stages, or raises the process's error. The process is stopped on the way out, so an
-    error here (a damaged file of another model) does not wait for it."""
-    pool = multiprocessing.get_context("spawn").Pool(1)
-    try:
-        yield pool.apply_async(_measure_alone, (spec.key, str(study_path), run_checks))
-    finally:
-        pool.terminate()
-        pool.join()
-
-
-def _measure_alone(key: str, study_path: str, run_checks: bool) -> tuple[tuple[dict, list[str]], dict]:
-    """In the spawned process: one model of the study, and the stages it timed (returned to
-    the build, not written to BUILD_TIMINGS's file, the build's own)."""
-    os.environ.pop("BUILD_TIMINGS", None)
-    study = study_mod.load(study_path)
-    spec = next(m for m in study.models if m.key == key)
-    with timing.stage(f"model {key}"), one_torch_thread():
-        return _measure_one(spec, study, run_checks), timing.STAGES
-
-
-@contextlib.contextmanager
-def one_torch_thread():
-    """torch's operations on one thread within the block (see `compute`)."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _measure_one(spec, study: study_mod.Study, run_checks: bool) -> tuple[dict, list[str]]:

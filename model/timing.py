@@ -6,9 +6,8 @@
 Each stage adds its wall time and a call to a per-process dict, under its path: the names
 of the stages open around it in the same thread, joined by "/" ("gate/measurement/model
 l6/reference"), so a reader of the dict can tell nested time from the rest. Stages run in
-a thread beside the main one (the Vega bundle, the notebook) or in a process of their own
-(the largest model's measurement: `add_beside`) are marked so: their time overlaps the
-build's. If the environment variable BUILD_TIMINGS names a file, the dict is
+a thread beside the main one (the Vega bundle, the notebook) are marked so: their time
+overlaps the build's. If the environment variable BUILD_TIMINGS names a file, the dict is
 written there as JSON when the process exits (only if a stage ran: a notebook kernel the
 build starts inherits the variable and times nothing).
 """
@@ -44,18 +43,6 @@ def stage(name: str) -> Iterator[None]:
                                          "main_thread": threading.current_thread() is threading.main_thread()})
             s["seconds"] += seconds
             s["calls"] += 1
-
-
-def add_beside(stages: dict[str, dict]) -> None:
-    """Stages timed in another process, added under the stages open here, marked as run
-    beside this thread: their time overlaps the build's."""
-    prefix = "/".join(_open.__dict__.get("stack", []))
-    with _lock:
-        for path, s in stages.items():
-            mine = STAGES.setdefault(f"{prefix}/{path}" if prefix else path,
-                                     {"seconds": 0.0, "calls": 0, "main_thread": False})
-            mine["seconds"] += s["seconds"]
-            mine["calls"] += s["calls"]
 
 
 @atexit.register
