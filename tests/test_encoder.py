@@ -438,8 +438,9 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
     """Reference, oracle and MPNetModel on the tests' sentences and the whole corpus, in
     padded batches (`padded_batches`: one mostly padding, the others of similar lengths):
     the embeddings' output and every layer's hidden state, and every layer's attention
-    weights. Then, from the same oracle pass (its `each` hook sees each sentence's whole
-    output), what the measurements read: alpha within 1e-5; the hidden state, ||v|| and
+    weights. Then, from the same passes (the oracle's `each` hook sees each sentence's whole
+    output; the reference's is from_reference's per-batch step, `_run`), what the
+    measurements read: alpha within 1e-5; the hidden state, ||v|| and
     ||f|| within 1e-5 of their scale (the largest |value| of each sentence's array: up to
     ~12 for the norms, where float32 steps are ~1e-6 and twelve float32 layers add up
     several). The reference is transformers' float32 to the bit: this is float32 against
@@ -454,11 +455,14 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
 
     model = encoder.Encoder.from_checkpoint(mpnet)
     # Per sentence: L+1 hidden states (the embeddings' output, then each layer's) and L
-    # attention weights, from the reference and from transformers, padding trimmed off.
+    # attention weights, from the reference and from transformers, padding trimmed off; and
+    # the reference's `Activations` (what from_reference hands the measurement), from the
+    # same pass: activations._run, from_reference's own, on these batches.
     ref_states: dict[int, list] = {}
-    ref_alpha: dict[int, list] = {}
+    ref_alpha: dict[int, np.ndarray] = {}
     hf_states: dict[int, list] = {}
     hf_alpha: dict[int, list] = {}
+    ref_acts: dict[int, activations.Activations] = {}
     for group in groups:
         ids, mask = encoder.pad([batch[i] for i in group])
         states = []  # the layers carry the real tokens only, [N, C]: laid out as [B, T, C]
@@ -466,7 +470,7 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
         hooks += [layer.register_forward_hook(lambda m, i, o, real=mask.bool(): states.append(encoder.unpack(o[0], real)))
                   for layer in model.encoder.layer]
         try:
-            ref = model(ids, mask)
+            ref = activations._run(model, [batch[i] for i in group], group)
         finally:
             for h in hooks:
                 h.remove()
@@ -481,7 +485,8 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
             # copies: a view would keep the whole batch's tensors alive
             ref_states[i] = [s[b, :n].numpy().copy() for s in states]
             hf_states[i] = [s[b, :n].numpy().copy() for s in hf.hidden_states]
-            ref_alpha[i] = [a[b, :, :n, :n].numpy().copy() for a in ref.alpha]
+            ref_acts[i] = ref[b]
+            ref_alpha[i] = ref[b].stored_alpha   # [L, nh, T, T], float32 as the reference gave it
             hf_alpha[i] = [a[b, :, :n, :n].numpy().copy() for a in hf.attentions]
         del ref, hf, states
 
@@ -516,7 +521,7 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
         record(f"mpnet-base {names[a]} vs {names[b]} {label}, {len(batch)} sentences", diff)
     assert all(x < TOL for x in d.values()), d
 
-    refs = activations.from_reference(mpnet, batch)
+    refs = [ref_acts[i] for i in range(len(batch))]
     absolute = {"alpha": 0.0, "hidden": 0.0, "value_norm": 0.0, "output_norm": 0.0}
     relative = {"hidden": 0.0, "value_norm": 0.0, "output_norm": 0.0}
     for r, o in zip(refs, oras, strict=True):
