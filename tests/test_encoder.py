@@ -460,7 +460,6 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
     # the reference's `Activations` (what from_reference hands the measurement), from the
     # same pass: activations._run, from_reference's own, on these batches.
     ref_states: dict[int, list] = {}
-    ref_alpha: dict[int, np.ndarray] = {}
     hf_states: dict[int, list] = {}
     hf_alpha: dict[int, list] = {}
     ref_acts: dict[int, activations.Activations] = {}
@@ -487,7 +486,6 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
             ref_states[i] = [s[b, :n].numpy().copy() for s in states]
             hf_states[i] = [s[b, :n].numpy().copy() for s in hf.hidden_states]
             ref_acts[i] = ref[b]
-            ref_alpha[i] = ref[b].stored_alpha   # [L, nh, T, T], float32 as the reference gave it
             hf_alpha[i] = [a[b, :, :n, :n].numpy().copy() for a in hf.attentions]
         del ref, hf, states
 
@@ -506,11 +504,11 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
             d["ora-hf hidden"] = max(d["ora-hf hidden"], maxdiff(x, h) / scale)
             d["ref-ora hidden"] = max(d["ref-ora hidden"], maxdiff(r, x) / scale)
         for i in range(cfg.n_layer):
-            r, h, x = ref_alpha[b][i], hf_alpha[b][i], o.alpha[i]
+            r, h, x = ref_acts[b].stored_alpha[i], hf_alpha[b][i], o.alpha[i]   # the reference's float32
             d["ref-hf alpha"] = max(d["ref-hf alpha"], maxdiff(r, h))
             d["ora-hf alpha"] = max(d["ora-hf alpha"], maxdiff(x, h))
             d["ref-ora alpha"] = max(d["ref-ora alpha"], maxdiff(r, x))
-        del ref_states[b], hf_states[b], ref_alpha[b], hf_alpha[b]   # each sentence compared once
+        del ref_states[b], hf_states[b], hf_alpha[b]   # each sentence compared once
 
     oras = activations.from_oracle(mpnet, batch, each=three_way)
     assert not ref_states and len(oras) == len(batch), "the oracle did not return every sentence"
