@@ -76,13 +76,10 @@ def prose_edit(copy: Path, n: int) -> str:
 def study_copy(docs: Path, dst: Path, key: str) -> Path:
     """study.yml from `docs` listing model `key` alone (its corpus and flip pairs beside
     it), for measuring one model by itself."""
+    from model.study import with_models   # the snapshot's model/, imported by then (bench/__main__.py)
+
     raw = yaml.safe_load((docs / "study.yml").read_text(encoding="utf-8"))
-    raw["models"] = [m for m in raw["models"] if m["key"] == key]
-    runtime = raw.get("runtime", {})
-    runtime["models"] = [k for k in runtime.get("models", []) if k == key]
-    for per_model in ("value_zeroing_every", "ablation_every"):   # part 8's samples, by model key
-        if per_model in raw:
-            raw[per_model] = {k: v for k, v in raw[per_model].items() if k == key}
+    raw = with_models(raw, [m for m in raw["models"] if m["key"] == key])
     dst.mkdir(parents=True)
     for name in (raw["corpus"], raw.get("flip_pairs")):
         if name:

@@ -277,6 +277,20 @@ def _check_mirror(path: Path, name: str, pair: FlipPair, earlier: list[FlipPair]
                          "a mirror names the nouns in the other order")
 
 
+def with_models(raw: dict, models: list[dict]) -> dict:
+    """A study.yml mapping that lists `models` instead of its own: the settings kept per
+    model key (part 8's samples, the runtime's models) keep those keys only, as a study of
+    fewer models must (`load` refuses a key it does not list)."""
+    keys = {str(m["key"]) for m in models}
+    out = dict(raw, models=models)
+    for name in ("value_zeroing_every", "ablation_every"):
+        if raw.get(name):
+            out[name] = {k: v for k, v in raw[name].items() if str(k) in keys}
+    if raw.get("runtime"):
+        out["runtime"] = dict(raw["runtime"], models=[k for k in raw["runtime"].get("models", []) if str(k) in keys])
+    return out
+
+
 def load(path: str | Path) -> Study:
     path = Path(path)
     raw = _read_yaml(path, "study file")

@@ -431,11 +431,9 @@ def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: 
                      encoding="utf-8")
     study["anchors"] = []
     if models is not None:
-        study["models"] = models
-        keys = {m["key"] for m in models}
-        for per_model in ("value_zeroing_every", "ablation_every"):   # part 8's samples, per model key
-            if per_model in study:
-                study[per_model] = {k: v for k, v in study[per_model].items() if k in keys}
+        from model.study import with_models
+
+        study = with_models(study, models)
     (docs / "study.yml").write_text(yaml.safe_dump(study, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
