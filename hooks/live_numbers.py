@@ -26,7 +26,7 @@ from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
 from model.errors import UserError
-from model.site import authoring, background, gate, notebook, published, render
+from model.site import authoring, background, files as site_files, gate, notebook, published, render
 from model.site.pages import INSTRUMENT_PAGE
 
 log = logging.getLogger("mkdocs.hooks.live_numbers")
@@ -97,6 +97,16 @@ def _mark_pages_stale(site_dir: str) -> None:
                 os.utime(os.path.join(folder, name), (0, 0))
 
 
+class CachedFile(File):
+    """A generated file whose bytes are a cache entry's: hard-linked into the site, not
+    copied (`model.site.files.link_or_copy`)."""
+
+    def copy_file(self, dirty: bool = False) -> None:
+        if dirty and not self.is_modified():
+            return
+        site_files.link_or_copy(Path(self.abs_src_path), Path(self.abs_dest_path))
+
+
 @event_priority(50)  # before mkdocs-jupyter's on_files, so it wraps the executed copy as a page
 def on_files(files, config):
     report, settings = _state["report"], _state["settings"]
@@ -106,7 +116,7 @@ def on_files(files, config):
         _state["generated"] = generated if _state["serve"] else None
     for path, src in generated[1].items():
         if isinstance(src, Path):
-            files.append(File.generated(config, path, abs_src_path=str(src)))
+            files.append(CachedFile.generated(config, path, abs_src_path=str(src)))
         else:
             files.append(File.generated(config, path, content=src))
     for page, cells in report.notebook_cells.items():

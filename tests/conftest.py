@@ -55,6 +55,8 @@ os.environ.pop("LIVE_NUMBERS_CACHE", None)
 sys.path.insert(0, str(ROOT))
 os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
 
+from model.site.files import link_or_copy  # noqa: E402  (this tree's model/, as above)
+
 # Outside the working tree; set SCREENSHOTS to put them elsewhere.
 SCREENSHOTS = Path(os.environ.get("SCREENSHOTS", Path(tempfile.gettempdir()) / "attention-instrument-screenshots"))
 
@@ -306,17 +308,9 @@ def seed_cache(src: Path, dst: Path) -> None:
     so a test may damage its own entries without touching `src`."""
 
     def copy(s: str, d: str) -> None:
-        (hard_link if Path(s).relative_to(src).parts[0] == "views" else shutil.copy2)(s, d)
+        (link_or_copy if Path(s).relative_to(src).parts[0] == "views" else shutil.copy2)(s, d)
 
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.tmp"), copy_function=copy)
-
-
-def hard_link(s: str, d: str) -> None:
-    """A file that is only ever read or replaced whole: linked, or copied where it cannot be."""
-    with contextlib.suppress(OSError):
-        os.link(s, d)
-        return
-    shutil.copy2(s, d)
 
 
 def copy_project(src: Path, dst: Path, cache: Path | None = None) -> Path:
@@ -360,7 +354,7 @@ def seed_entries(src: Path, dst: Path, key: str, kinds: tuple[str, ...]) -> bool
         return False
     for kind, folder in zip(kinds, found):   # views linked, as `seed_cache` links them
         shutil.copytree(folder, cache.entry_dir(dst, kind, key),
-                        copy_function=hard_link if kind == "views" else shutil.copy2)
+                        copy_function=link_or_copy if kind == "views" else shutil.copy2)
     return True
 
 

@@ -57,3 +57,28 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch, interru
         files.write_atomic(path, "the new lock " * 1000)
     assert path.read_text() == "the old lock"
     assert [p.name for p in tmp_path.iterdir()] == ["numbers.lock.json"], "a temporary file was left behind"
+
+
+# -- publishing a cache file -------------------------------------------------------------------
+
+def test_a_published_file_is_linked_and_replaced_never_written_through(tmp_path):
+    cached, other, site = tmp_path / "cached.json", tmp_path / "other.json", tmp_path / "site" / "a" / "x.json"
+    cached.write_text("the cache's bytes")
+    other.write_text("another entry's bytes")
+    files.link_or_copy(cached, site)
+    assert os.path.samefile(cached, site)
+    files.link_or_copy(cached, site)          # again over its own link (a rebuild)
+    files.link_or_copy(other, site)           # a new entry published at the same path
+    assert site.read_text() == "another entry's bytes" and os.path.samefile(other, site)
+    assert cached.read_text() == "the cache's bytes", "publishing over a link wrote into the cache's file"
+
+
+def test_a_published_file_is_copied_where_it_cannot_be_linked(tmp_path, monkeypatch):
+    cached, site = tmp_path / "cached.bin", tmp_path / "site" / "x.bin"
+    cached.write_bytes(b"\x00weights")
+
+    def cross_device(src, dst):
+        raise OSError(18, "Invalid cross-device link")
+    monkeypatch.setattr(files.os, "link", cross_device)
+    files.link_or_copy(cached, site)
+    assert site.read_bytes() == b"\x00weights" and not os.path.samefile(cached, site)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html.parser
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -494,6 +495,15 @@ def test_two_builds_at_once_both_succeed_and_leave_a_valid_cache(hostile):
     assert (hostile.site / page).read_bytes() == (hostile.other / page).read_bytes()
     bundles = [s / "assets/javascripts/vega-bundle.js" for s in (hostile.site, hostile.other)]
     assert bundles[0].read_bytes() == bundles[1].read_bytes() and bundles[0].stat().st_size > 100_000
+
+
+def test_the_sites_instrument_data_is_the_cache_entrys_own_files(hostile):
+    """Hard-linked from the cache entry, not copied (~330 MB a build on the real site)."""
+    published = sorted((hostile.site / "assets" / "instrument").glob("*/0.json"))
+    cached = [p for p in (hostile.project / ".cache" / "views").glob("*/assets/instrument/*/0.json")]
+    assert published and cached
+    for path in published:
+        assert any(os.path.samefile(path, c) for c in cached), f"{path} is a copy, not the cache's file"
 
 
 def test_markup_in_the_corpus_is_escaped_on_every_page(hostile):

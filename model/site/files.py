@@ -1,7 +1,9 @@
-"""Writing a file so that a reader sees the old version or the new one, never half."""
+"""Writing files: so that a reader sees the old version or the new one, never half; and
+publishing a file the cache holds without copying its bytes."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -18,3 +20,17 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def link_or_copy(src: str | Path, dst: str | Path) -> None:
+    """`dst` as a hard link to `src` (no bytes copied: the site's instrument data and runtime
+    weights are ~330 MB a build, all of it already in the cache), or a copy where the file
+    system cannot link. `dst` is replaced, never written through: were it already a link
+    to `src`, writing into it would change the cache's file."""
+    src, dst = Path(src), Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.unlink(missing_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:   # another file system, or links not allowed
+        shutil.copyfile(src, dst)

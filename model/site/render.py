@@ -188,7 +188,7 @@ def _fill(tmp: Path, settings: gate.Settings, report: gate.Report, yml: str, con
     for path, src in generated_files(settings, report).items():
         dst = docs / path
         dst.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(src, Path):
+        if isinstance(src, Path):   # copied, not linked: the rendered tree is a source tree, to edit
             shutil.copyfile(src, dst)
         else:
             dst.write_text(src, encoding="utf-8")
