@@ -104,7 +104,7 @@ class CachedFile(File):
     def copy_file(self, dirty: bool = False) -> None:
         if dirty and not self.is_modified():
             return
-        site_files.link_or_copy(Path(self.abs_src_path), Path(self.abs_dest_path))
+        site_files.link_or_copy(self.abs_src_path, self.abs_dest_path)
 
 
 @event_priority(50)  # before mkdocs-jupyter's on_files, so it wraps the executed copy as a page

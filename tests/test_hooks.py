@@ -500,7 +500,7 @@ def test_two_builds_at_once_both_succeed_and_leave_a_valid_cache(hostile):
 def test_the_sites_instrument_data_is_the_cache_entrys_own_files(hostile):
     """Hard-linked from the cache entry, not copied (~330 MB a build on the real site)."""
     published = sorted((hostile.site / "assets" / "instrument").glob("*/0.json"))
-    cached = [p for p in (hostile.project / ".cache" / "views").glob("*/assets/instrument/*/0.json")]
+    cached = list((hostile.project / ".cache" / "views").glob("*/assets/instrument/*/0.json"))
     assert published and cached
     for path in published:
         assert any(os.path.samefile(path, c) for c in cached), f"{path} is a copy, not the cache's file"
