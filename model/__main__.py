@@ -1,8 +1,11 @@
 """Command line: `python -m model measure|check|accept|render`.
 
     python -m model measure --sentences FILE [--model minilm-l6|minilm-l3|PATH] [--all-heads] --json
-    python -m model check [--site DIR]   the measurements (through the cache) and the numbers gate;
-                                         with --site, also a built site's pages: no live markup left
+    python -m model check [--site DIR] [--perturb SCALE[:SEED]]
+                                         the measurements (through the cache) and the numbers gate;
+                                         with --site, also a built site's pages: no live markup left;
+                                         with --perturb, on another machine's rounding, simulated
+                                         (model/perturb.py): the lock must hold there too
     python -m model accept               rewrite the numbers lock from fresh results, print the diff
                                          (exit 1 if a claim no longer holds: the lock cannot fix that)
     python -m model numbers [PATTERN]    the keys a page can cite: value, interval, lock, citing pages
@@ -53,8 +56,14 @@ def _settings():
 
 
 def cmd_check(args) -> int:
+    import os
+
+    from . import perturb
     from .site import gate, render
 
+    if args.perturb:
+        os.environ[perturb.ENV] = args.perturb   # read by the measurement, and part of its cache key
+        print(f"numbers gate on another machine, simulated: {perturb.describe_env()}")
     settings = _settings()
     report = gate.run(settings)
     print(
@@ -119,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("check", help="run the measurements (cached) and the numbers gate")
     c.add_argument("--site", type=Path, default=None,
                    help="also check a built site's folder: no page may show live markup such as {{ num(")
+    c.add_argument("--perturb", default=None, metavar="SCALE[:SEED]",
+                   help="measure with every layer's output nudged by this relative scale (1e-6): another CPU's rounding")
     c.set_defaults(run=cmd_check)
     sub.add_parser("accept", help="rewrite the numbers lock from fresh results, print the diff").set_defaults(run=cmd_accept)
     n = sub.add_parser("numbers", help="list the keys a page can cite (substring and fuzzy match)")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import timing
+from . import perturb, timing
 from .weights import Checkpoint
 
 
@@ -48,6 +48,7 @@ def from_reference(ckpt: Checkpoint, batch: list[list[int]], inputs=None) -> lis
         from . import encoder  # torch is imported only when a forward pass is needed
 
     model = encoder.Encoder.from_checkpoint(ckpt)
+    model.perturbation = perturb.from_env()
     order = sorted(range(len(batch)), key=lambda i: len(batch[i]))
     out: list[Activations | None] = [None] * len(batch)
     start = 0

@@ -84,10 +84,35 @@ class Displayed:
     top_word: np.ndarray
     top_weight: np.ndarray
     gap: np.ndarray          # the best head's score minus the runner-up's (near-ties: small)
+    # How near each pick came to another (model/picks.py): the head rule's margin and the
+    # head it would open instead; the top word's margin and the runner-up word.
+    margin: np.ndarray
+    alt_layer: np.ndarray
+    alt_head: np.ndarray
+    top_margin: np.ndarray
+    second_word: np.ndarray
 
     def where(self, sentences: list[int]) -> np.ndarray:
         """Mask of the rows of these sentences."""
         return np.isin(self.sentence, sentences)
+
+    def alternative(self, corpus: "Corpus", lens: str) -> "Displayed":
+        """The same rows, each on the head the rule would open instead (`alt_layer`,
+        `alt_head`; the pick itself where nothing could turn it): what a machine rounding the
+        nearest near-tie the other way would display. Row-wise statistics computed on both
+        tell which rows could turn them (model/picks.py)."""
+        cols = {f: getattr(self, f) for f in Displayed.__dataclass_fields__}
+        cols |= {"layer": self.alt_layer, "head": self.alt_head, "alt_layer": self.layer, "alt_head": self.head}
+        at = lambda per_head: np.array([per_head(s)[l, h, w] for s, w, l, h in
+                                        zip(self.sentence, self.word, self.alt_layer, self.alt_head)])
+        for name, field in _PER_HEAD.items():
+            cols[name] = at(lambda s: getattr(corpus.rows[s], field)[lens]) if len(self.sentence) else cols[name]
+        return Displayed(**cols)
+
+
+# Displayed's fields read off a sentence's rows on the chosen head (SentenceRows fields)
+_PER_HEAD = {"sink": "sink", "sep": "sep", "punct": "punct", "mass": "content_mass", "top_word": "top_word",
+             "top_weight": "top_weight", "top_margin": "top_margin", "second_word": "second_word"}
 
 
 def positional_heads(corpus: Corpus, lens: str, threshold: float, sentences: list[int]) -> np.ndarray:
@@ -96,6 +121,29 @@ def positional_heads(corpus: Corpus, lens: str, threshold: float, sentences: lis
     rows = [corpus.rows[i] for i in sentences]
     adjacent = sum(instrument.adjacent_top(sr.top_word[lens], sr.shown) for sr in rows)
     return adjacent / max(1, sum(len(sr.shown) for sr in rows)) > threshold
+
+
+def positional_margin(corpus: Corpus, lens: str, threshold: float, sentences: list[int]) -> float:
+    """How near `positional_heads` came to deciding a head the other way: for each head one
+    row's top word could move across the threshold (its share of adjacent peaks is within
+    one row of it), the smallest margin of a top word whose runner-up would change whether
+    it peaks next door (model/picks.py); inf if no head is that close."""
+    rows = [corpus.rows[i] for i in sentences]
+    n = max(1, sum(len(sr.shown) for sr in rows))
+    adjacent = sum(instrument.adjacent_top(sr.top_word[lens], sr.shown) for sr in rows)          # [L, nh]
+    close = (adjacent + 1) / n > threshold
+    close &= (adjacent - 1) / n <= threshold
+    if not close.any():
+        return float("inf")
+    margins = []
+    for sr in rows:
+        words = np.arange(sr.top_word[lens].shape[-1])
+        turns = (np.abs(sr.top_word[lens] - words) == 1) != (np.abs(sr.second_word[lens] - words) == 1)   # [L, nh, n]
+        turns &= close[:, :, None]
+        turns[:, :, [w for w in words if w not in sr.shown]] = False
+        if turns.any():
+            margins.append(float(sr.top_margin[lens][turns].min()))
+    return min(margins, default=float("inf"))
 
 
 def displayed(corpus: Corpus, lens: str, excluded: np.ndarray, tie_tolerance: float,
@@ -108,16 +156,19 @@ def displayed(corpus: Corpus, lens: str, excluded: np.ndarray, tie_tolerance: fl
     cols: dict[str, list] = {f: [] for f in Displayed.__dataclass_fields__}
     for i, sr in enumerate(corpus.rows):
         by = getattr(sr, score)[lens] if weights is None else getattr(sr, score)[lens] * weights[i]
-        heads = instrument.choose_heads(by, excluded, tie_tolerance)[sr.shown]   # [n_shown, 2]
+        choice = instrument.head_choice(by, excluded, tie_tolerance)
+        heads = choice.heads[sr.shown]                                           # [n_shown, 2]
         l, h, w = heads[:, 0], heads[:, 1], np.array(sr.shown, dtype=int)
         cols["gap"].append(instrument.runner_up_gap(by, excluded)[sr.shown])
+        cols["margin"].append(choice.margin[sr.shown])
+        cols["alt_layer"].append(choice.alternative[sr.shown, 0])
+        cols["alt_head"].append(choice.alternative[sr.shown, 1])
         cols["sentence"].append(np.full(len(w), i))
         cols["word"].append(w)
         cols["layer"].append(l)
         cols["head"].append(h)
-        for name, per_head in (("sink", sr.sink), ("sep", sr.sep), ("punct", sr.punct), ("mass", sr.content_mass),
-                               ("top_word", sr.top_word), ("top_weight", sr.top_weight)):
-            cols[name].append(per_head[lens][l, h, w])
+        for name, field in _PER_HEAD.items():
+            cols[name].append(getattr(sr, field)[lens][l, h, w])
     return Displayed(**{f: np.concatenate(v) if v else np.zeros(0) for f, v in cols.items()})
 
 

@@ -34,6 +34,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .perturb import Perturbation
 from .weights import Checkpoint, EncoderConfig
 
 
@@ -224,6 +225,7 @@ class Encoder(nn.Module):
         self.config = cfg
         self.embeddings = Embeddings(cfg)
         self.encoder = Stack(cfg)
+        self.perturbation = Perturbation()   # off: another machine's rounding only when asked (perturb.py)
 
     @classmethod
     def from_checkpoint(cls, ckpt: Checkpoint) -> "Encoder":
@@ -258,18 +260,28 @@ class Encoder(nn.Module):
         # tokens only, x [N, C] (N = mask.sum()), so no matrix product is spent on padding
         # (more than half of the bench's batch of mixed lengths).
         real = mask.bool()                                            # [B, T]
-        x = self.embeddings(ids)[real]                                # [N, C]
+        x = self.nudged(self.embeddings(ids)[real], 0, ids, real)     # [N, C]
         alphas, values, inputs = [], [], []
-        for layer in self.encoder.layer:
+        for i, layer in enumerate(self.encoder.layer):
             if keep_inputs:
                 inputs.append(unpack(x, real))
             x, alpha, v = layer(x, bias, real)
+            x = self.nudged(x, i + 1, ids, real)
             alphas.append(alpha)
             values.append(v)
         W_O = [layer.attention.head_slices() for layer in self.encoder.layer]
         R = [layer.attention.head_factors() for layer in self.encoder.layer]
         return EncoderOutput(hidden=unpack(x, real), alpha=alphas, value=values, W_O=W_O, R=R,
                              inputs=inputs if keep_inputs else None)
+
+
+    def nudged(self, x: torch.Tensor, step: int, ids: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
+        """x [N, C] times perturb.py's factors for these sentences at `step` (0: the
+        embeddings, i: layer i's output); x itself when the perturbation is off."""
+        if not self.perturbation.on:
+            return x
+        batch = [row[keep].tolist() for row, keep in zip(ids, real)]
+        return x * torch.from_numpy(self.perturbation.factors(batch, step, x.shape[1])).to(x.dtype)
 
 
 def unpack(x: torch.Tensor, real: torch.Tensor) -> torch.Tensor:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import activations, instrument
+from . import activations, instrument, picks
 from .bootstrap import Resampler
 from .instrument import LENSES
 from .study import ORDERS, Bootstrap, FlipHeads, FlipPair
@@ -62,6 +62,7 @@ class PairResult:
     # Per head, in the order layer * nh + head (layer 0 included), the winner's index in
     # `candidates`: one character per head, in the first sentence and in the second.
     winners: list[str]
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
 @dataclass
@@ -91,6 +92,7 @@ class HeadTests:
     # order tested alone (a description of the within-order tests, not a test of its own).
     significant_in_every_order: list[str] = field(default_factory=list)
     n_significant_in_every_order: int = 0
+    margins: dict = field(default_factory=dict)   # field -> (margin, step); "per_head": [margin] (picks.py)
 
 
 @dataclass
@@ -114,6 +116,7 @@ class FlipLens:
     layer0_changed: int           # over every pair: must be 0
     heads: HeadTests | None = None
     pairs: list[PairResult] = field(default_factory=list)
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
 @dataclass
@@ -128,6 +131,7 @@ class FlipSet:
     model_flips_share: float
     referent_a_named_first: int   # pairs whose first sentence's referent is named first in it
     orders: dict[str, "FlipSet"] = field(default_factory=dict)  # the same, within each order (pairs not repeated)
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
 @dataclass
@@ -146,6 +150,7 @@ class PassingOnNull:
     flip_share: float | None
     flip_share_lo: float | None
     flip_share_hi: float | None
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
 @dataclass
@@ -167,6 +172,18 @@ class _Measured:
     shift: dict[str, np.ndarray]     # toward the reader
     closer: np.ndarray               # [P, 2] the candidate the pronoun's final state is closer to
     agrees: np.ndarray               # [P, 2] ... is the reader's referent
+    # How near each decision came to turning (picks.py), [P, L * nh]: the winners (either
+    # sentence) and the sign of the shift; [P]: the closer candidate (either sentence).
+    win_margin: dict[str, np.ndarray]
+    shift_margin: dict[str, np.ndarray]
+    closer_margin: np.ndarray
+
+    def take(self, idx: np.ndarray) -> "_Measured":
+        """The pairs `idx` alone (a set: an order, the null pairs)."""
+        per_lens = lambda x: {lens: v[idx] for lens, v in x.items()}
+        return _Measured([self.pairs[i] for i in idx], per_lens(self.win_a), per_lens(self.win_b),
+                         per_lens(self.shift), self.closer[idx], self.agrees[idx], per_lens(self.win_margin),
+                         per_lens(self.shift_margin), self.closer_margin[idx])
 
 
 def _word_index(tok: Tokenized, word: str) -> int:
@@ -177,12 +194,14 @@ def _mean_state(hidden: np.ndarray, tok: Tokenized, w: int) -> np.ndarray:
     return hidden[[t for t, x in enumerate(tok.word_ids) if x == w]].mean(axis=0)
 
 
-def _closer(hidden: np.ndarray, tok: Tokenized, pair: FlipPair) -> str:
-    """The candidate the pronoun's final hidden state is closer to (cosine)."""
+def _closer(hidden: np.ndarray, tok: Tokenized, pair: FlipPair) -> tuple[str, float]:
+    """The candidate the pronoun's final hidden state is closer to (cosine), and the pick's
+    margin (picks.py)."""
     cos = lambda a, b: float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
     p = _mean_state(hidden, tok, _word_index(tok, pair.pronoun))
     sims = [cos(p, _mean_state(hidden, tok, _word_index(tok, c))) for c in pair.candidates]
-    return pair.candidates[int(np.argmax(sims))]
+    pick = picks.best(sims)
+    return pair.candidates[pick.index], pick.margin
 
 
 def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap, heads: FlipHeads | None = None,
@@ -199,9 +218,7 @@ def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap, head
     acts = activations.from_reference(ckpt, [t.ids for t in toks])
     measured = _measure(every, toks, acts)
     nh = ckpt.config.n_head
-    take = lambda idx: _Measured([measured.pairs[i] for i in idx], *(
-        {lens: x[lens][idx] for lens in LENSES} for x in (measured.win_a, measured.win_b, measured.shift)),
-        measured.closer[idx], measured.agrees[idx])
+    take = measured.take
     flip_idx, null_idx = np.arange(len(pairs)), np.arange(len(pairs), len(every))
     out = _with_orders(take, flip_idx, nh, boot, heads, keep_pairs=True)
     null = _with_orders(take, null_idx, nh, boot, heads, keep_pairs=True) if len(null_idx) else None
@@ -211,6 +228,12 @@ def measure_pairs(ckpt: Checkpoint, pairs: list[FlipPair], boot: Bootstrap, head
             passing = np.array(summary.heads.p_corrected) < heads.alpha
             on_null[lens] = passing_on_null(_changes(take(flip_idx), lens, nh), _changes(take(null_idx), lens, nh),
                                             passing, boot)
+            # which heads pass, and their winners on either set
+            which = summary.heads.margins["significant"][0]
+            on = lambda s: float(np.array(s.lenses[lens].heads.margins["per_head"])[passing].min(initial=np.inf))
+            on_null[lens].margins = {"heads": (which, 1.0),
+                                     **{f: (min(which, on(null)), 1.0) for f in ("null_follows", "null_opposes")},
+                                     **{f: (min(which, on(out)), 1.0) for f in ("flip_follows", "flip_opposes")}}
     wa, wb = (_candidate_weights(toks[j], acts[j], pairs[0], "alpha") for j in (0, 1))
     return FlipResults(**vars(out), null=null, passing_on_null=on_null,
                        example=np.concatenate([wa, wb], axis=1).tolist())
@@ -247,19 +270,25 @@ def passing_on_null(flip_changes: tuple[np.ndarray, np.ndarray], null_changes: t
 
 
 def _measure(pairs: list[FlipPair], toks: list[Tokenized], acts: list) -> _Measured:
-    win_a, win_b, shift = {}, {}, {}
+    win_a, win_b, shift, win_margin, shift_margin = {}, {}, {}, {}, {}
     for lens in LENSES:
-        a_, b_, s_ = [], [], []
+        a_, b_, s_, wm_, sm_ = [], [], [], [], []
         for k, pair in enumerate(pairs):
             ra, rb = (pair.candidates.index(r) for r in pair.referents)
             wa, wb = (_candidate_weights(toks[2 * k + j], acts[2 * k + j], pair, lens) for j in (0, 1))
             a_.append(wa.argmax(axis=1))
             b_.append(wb.argmax(axis=1))
             s_.append((wb[:, rb] - wb[:, ra]) - (wa[:, rb] - wa[:, ra]))
+            wm_.append(np.minimum(picks.top_margins(wa), picks.top_margins(wb)))
+            size = np.maximum(np.abs(wa).max(axis=1), np.abs(wb).max(axis=1))     # the weights the shift is made of
+            sm_.append(np.where(s_[-1] != 0, np.abs(s_[-1]) / np.where(size > 0, size, 1.0), np.inf))
         win_a[lens], win_b[lens], shift[lens] = np.array(a_), np.array(b_), np.array(s_)
-    closer = np.array([_closer(a.hidden, t, pairs[i // 2]) for i, (t, a) in enumerate(zip(toks, acts))]).reshape(-1, 2)
-    agrees = closer == np.array([p.referents for p in pairs])
-    return _Measured(list(pairs), win_a, win_b, shift, closer, agrees)
+        win_margin[lens], shift_margin[lens] = np.array(wm_), np.array(sm_)
+    closer = [_closer(a.hidden, t, pairs[i // 2]) for i, (t, a) in enumerate(zip(toks, acts))]
+    names = np.array([c for c, _ in closer]).reshape(-1, 2)
+    agrees = names == np.array([p.referents for p in pairs])
+    closer_margin = np.array([m for _, m in closer]).reshape(-1, 2).min(axis=1)
+    return _Measured(list(pairs), win_a, win_b, shift, names, agrees, win_margin, shift_margin, closer_margin)
 
 
 def _with_orders(take, idx: np.ndarray, nh: int, boot: Bootstrap, heads: FlipHeads, keep_pairs: bool) -> FlipSet:
@@ -290,7 +319,7 @@ def _analyse(m: _Measured, nh: int, boot: Bootstrap, heads: FlipHeads, keep_pair
         a, b, shift = m.win_a[lens], m.win_b[lens], m.shift[lens]
         changed, follows = a != b, (a == ra) & (b == rb)
         opposes, toward = (a == rb) & (b == ra), shift > 0
-        picks = ((a == ra).sum(axis=0) + (b == rb).sum(axis=0)) / (2 * n)
+        reader_picks = ((a == ra).sum(axis=0) + (b == rb).sum(axis=0)) / (2 * n)
         results = [PairResult(
             sentences=list(p.sentences), candidates=list(p.candidates), referents=list(p.referents),
             order=p.order, source=p.source, changed=int(changed[k, later].sum()),
@@ -298,46 +327,117 @@ def _analyse(m: _Measured, nh: int, boot: Bootstrap, heads: FlipHeads, keep_pair
             mean_shift=float(shift[k, later].mean()), layer0_changed=int(changed[k, ~later].sum()),
             closer=[str(c) for c in m.closer[k]],
             winners=["".join(map(str, a[k])), "".join(map(str, b[k]))],
+            margins=_pair_margins(m.win_margin[lens][k], m.shift_margin[lens][k], later, float(m.closer_margin[k])),
         ) for k, p in enumerate(m.pairs)] if keep_pairs else []
         summary = _summary(lens, n, changed[:, later], follows[:, later], opposes[:, later], toward[:, later],
                            int(changed[:, ~later].sum()), resampler)
-        summary.heads = head_tests(follows[:, later], opposes[:, later], picks[later], nh, heads)
+        per_head = m.win_margin[lens][:, later].min(axis=0) if n else np.full(int(later.sum()), np.inf)
+        summary.heads = head_tests(follows[:, later], opposes[:, later], reader_picks[later], nh, heads, per_head)
+        f_counts, o_counts = follows[:, later].sum(axis=0), opposes[:, later].sum(axis=0)
+        every_pair = (f_counts >= n - 1)
+        summary.margins = {
+            "most_pairs_followed": (_max_margin(f_counts, per_head), 1.0),
+            "most_pairs_opposed": (_max_margin(o_counts, per_head), 1.0),
+            "follows_every_pair": (float(per_head[every_pair].min()) if every_pair.any() else picks.NO_MARGIN, 1.0),
+            "layer0_changed": (float(m.win_margin[lens][:, ~later].min()) if n else picks.NO_MARGIN, 1.0),
+            "toward_share": (float(m.shift_margin[lens][:, later].min()) if n else picks.NO_MARGIN,
+                             1.0 / max(1, changed[:, later].size))}
         summary.pairs = results
         lenses[lens] = summary
     lo, hi = resampler.share(m.agrees.ravel(), np.repeat(np.arange(n), 2))
     both = int(m.agrees.all(axis=1).sum())
     first = sum(p.named_first(0) == p.referents[0] for p in m.pairs)
-    return FlipSet(n, lenses, float(m.agrees.mean()), lo, hi, both, both / n, first)
+    closer = float(m.closer_margin.min()) if n else picks.NO_MARGIN
+    return FlipSet(n, lenses, float(m.agrees.mean()), lo, hi, both, both / n, first,
+                   margins={"model_flips_with_reader": (closer, 1.0), "model_flips_share": (closer, 1.0 / max(1, n)),
+                            **{f"model_follows{x}": (closer, 0.5 / max(1, n)) for x in ("", "_lo", "_hi")}})
 
 
-def head_tests(follows: np.ndarray, opposes: np.ndarray, picks: np.ndarray, nh: int, settings: FlipHeads) -> HeadTests:
+def _pair_margins(win_margin: np.ndarray, shift_margin: np.ndarray, later: np.ndarray, closer: float) -> dict:
+    """One pair's counts over its heads (layer 0 apart), with their margins (picks.py)."""
+    win, shift = float(win_margin[later].min()), float(shift_margin[later].min())
+    return {"changed": (win, 1.0), "follows_reader": (win, 1.0), "toward_reader": (shift, 1.0),
+            "layer0_changed": (float(win_margin[~later].min()), 1.0), "closer": (closer, picks.NO_MARGIN)}
+
+
+def head_tests(follows: np.ndarray, opposes: np.ndarray, reader_picks: np.ndarray, nh: int, settings: FlipHeads,
+               per_head_margin: np.ndarray | None = None) -> HeadTests:
     """follows, opposes [P, H] (heads outside layer 0, from layer 1 on) -> per-head sign
-    tests, Bonferroni over the H heads, and the sign-flip null of the largest follow count."""
-    from scipy.stats import binomtest   # here: scipy.stats costs a warm build 0.6 s to import
-
+    tests, Bonferroni over the H heads, and the sign-flip null of the largest follow count.
+    With each head's margin (its nearest winner to turning, picks.py), the margins of what
+    is read off the tests: a head whose one count more or less would change it."""
     f, o = follows.sum(axis=0), opposes.sum(axis=0)
     H = len(f)
-    p = np.array([binomtest(int(k), int(k + j), 0.5, alternative="greater").pvalue if k + j else 1.0
-                  for k, j in zip(f, o)])
-    corrected = np.minimum(1.0, p * H)
-    # By uncorrected p: the corrected order wherever no p is capped at 1, and an order where all are.
-    order = sorted(range(H), key=lambda h: (p[h], -f[h], h))
-    changes = f + o
+    p = np.array([_sign_test(k, j) for k, j in zip(f, o)])
+    t = _read_tests(f, o, p, settings.alpha)
     name = lambda h: f"L{h // nh + 1}H{h % nh}"
-    best = order[0]
-    return HeadTests(
+    best = t["best"]
+    out = HeadTests(
         layer=[h // nh + 1 for h in range(H)], head=[h % nh for h in range(H)],
-        follows=f.tolist(), opposes=o.tolist(), picks_reader=picks.tolist(),
-        p_value=p.tolist(), p_corrected=corrected.tolist(), family=H, alpha=settings.alpha,
-        n_significant=int((corrected < settings.alpha).sum()),
-        significant=[name(h) for h in order if corrected[h] < settings.alpha],
+        follows=f.tolist(), opposes=o.tolist(), picks_reader=reader_picks.tolist(),
+        p_value=p.tolist(), p_corrected=np.minimum(1.0, p * H).tolist(), family=H, alpha=settings.alpha,
+        n_significant=t["n_significant"],
+        significant=[name(h) for h in t["significant"]],
         best=name(best), best_follows=int(f[best]), best_opposes=int(o[best]), best_p_value=float(p[best]),
-        best_p_corrected=float(corrected[best]), best_picks_reader=float(picks[best]),
+        best_p_corrected=float(min(1.0, p[best] * H)), best_picks_reader=float(reader_picks[best]),
         null_max_follows=null_max_follows(follows, opposes, settings),
         permutations=settings.permutations,
-        # The smallest p a head could reach: all its changes the reader's way, p = 2^-n.
-        n_powered=int(((changes > 0) & (np.minimum(1.0, 0.5 ** changes * H) < settings.alpha)).sum()),
+        n_powered=t["n_powered"],
     )
+    if per_head_margin is not None:
+        turned = _one_change_margins(f, o, p, settings.alpha, per_head_margin)
+        out.margins = {"per_head": per_head_margin.tolist(),
+                       **{k: (turned["best"], 1.0) for k in ("best_follows", "best_opposes")},
+                       "best": (turned["best"], picks.NO_MARGIN), "significant": (turned["significant"], picks.NO_MARGIN),
+                       "n_significant": (turned["n_significant"], 1.0), "n_powered": (turned["n_powered"], 1.0)}
+    return out
+
+
+def _sign_test(k: int, j: int) -> float:
+    """One-sided binomial sign test of k follows against j opposes (1 without a change)."""
+    from scipy.stats import binomtest   # here: scipy.stats costs a warm build 0.6 s to import
+
+    return binomtest(int(k), int(k + j), 0.5, alternative="greater").pvalue if k + j else 1.0
+
+
+def _read_tests(f: np.ndarray, o: np.ndarray, p: np.ndarray, alpha: float) -> dict:
+    """What the pages read off the per-head tests: the best head by uncorrected p (ties: most
+    follows, then the lowest head; the corrected order wherever no p is capped at 1, and an
+    order where all are), the heads below alpha after Bonferroni, and the heads that could
+    pass at all (all their changes the reader's way: p = 2^-n)."""
+    H = len(f)
+    corrected = np.minimum(1.0, p * H)
+    order = sorted(range(H), key=lambda h: (p[h], -f[h], h))
+    changes = f + o
+    return {"best": order[0], "significant": tuple(h for h in order if corrected[h] < alpha),
+            "n_significant": int((corrected < alpha).sum()),
+            "n_powered": int(((changes > 0) & (np.minimum(1.0, 0.5 ** changes * H) < alpha)).sum())}
+
+
+def _one_change_margins(f: np.ndarray, o: np.ndarray, p: np.ndarray, alpha: float, per_head: np.ndarray) -> dict:
+    """Per thing `_read_tests` reads, the smallest margin of a head whose follow or oppose
+    count, one more or one less (one winner turning), would change it; heads whose margin is
+    above picks.SEARCHED_BELOW are taken as unable to turn."""
+    base = _read_tests(f, o, p, alpha)
+    out = {k: picks.NO_MARGIN for k in base}
+    for h in np.flatnonzero(per_head < picks.SEARCHED_BELOW):
+        for df, do in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            f2, o2, p2 = f.copy(), o.copy(), p.copy()
+            f2[h], o2[h] = f[h] + df, o[h] + do
+            if f2[h] < 0 or o2[h] < 0:
+                continue
+            p2[h] = _sign_test(f2[h], o2[h])
+            for k, v in _read_tests(f2, o2, p2, alpha).items():
+                if v != base[k]:
+                    out[k] = min(out[k], float(per_head[h]))
+    return out
+
+
+def _max_margin(counts: np.ndarray, per_head: np.ndarray) -> float:
+    """For the largest of per-head counts: the smallest margin of a head whose count, one more
+    or one less, could change it (at the maximum, or one below)."""
+    near = counts >= counts.max() - 1 if counts.size else np.zeros(0, bool)
+    return float(per_head[near].min()) if near.any() else picks.NO_MARGIN
 
 
 def null_max_follows(follows: np.ndarray, opposes: np.ndarray, settings: FlipHeads) -> float:

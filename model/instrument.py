@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import picks
+
 LENSES = ("alpha", "value_norm", "output_norm")
 # How the pages, charts and the instrument's script name each lens (published to the
 # instrument's data, so the script does not repeat them).
@@ -136,13 +138,26 @@ def head_scores(top_weight: np.ndarray, excluded: np.ndarray) -> np.ndarray:
     return np.where(excluded[:, :, None], -1.0, top_weight).reshape(L * nh, -1)
 
 
-def choose_heads(top_weight: np.ndarray, excluded: np.ndarray, tie_tolerance: float) -> np.ndarray:
-    """top_weight [L, nh, n_words], excluded [L, nh] -> (layer, head) per word, [n_words, 2]:
-    the first head (lowest layer, then head) whose score is within `tie_tolerance` of the best."""
+@dataclass(frozen=True)
+class HeadChoice:
+    """The rule's head for each word, how near it came to another, and which (picks.py)."""
+    heads: np.ndarray         # [n_words, 2] layer, head
+    margin: np.ndarray        # [n_words] relative: the nearest near-tie to turning the choice
+    alternative: np.ndarray   # [n_words, 2] the head chosen if that near-tie went the other way
+
+
+def head_choice(top_weight: np.ndarray, excluded: np.ndarray, tie_tolerance: float) -> HeadChoice:
+    """top_weight [L, nh, n_words], excluded [L, nh] -> per word, the first head (lowest
+    layer, then head) whose score is within `tie_tolerance` of the best, with its margin."""
     nh = top_weight.shape[1]
-    score = head_scores(top_weight, excluded)                # [L * nh, n_words]
-    best = (score >= score.max(axis=0) - tie_tolerance).argmax(axis=0)   # first True
-    return np.stack([best // nh, best % nh], axis=1)
+    best, margin, alternative = picks.best_columns(head_scores(top_weight, excluded), tie_tolerance)
+    as_heads = lambda i: np.stack([i // nh, i % nh], axis=1)
+    return HeadChoice(as_heads(best), margin, as_heads(alternative))
+
+
+def choose_heads(top_weight: np.ndarray, excluded: np.ndarray, tie_tolerance: float) -> np.ndarray:
+    """`head_choice`'s heads alone, [n_words, 2]."""
+    return head_choice(top_weight, excluded, tie_tolerance).heads
 
 
 def runner_up_gap(top_weight: np.ndarray, excluded: np.ndarray) -> np.ndarray:
@@ -169,6 +184,8 @@ class SentenceRows:
     content_mass: dict[str, np.ndarray]  # lens -> what the displayed row was built from
     top_word: dict[str, np.ndarray]     # lens -> the displayed row's largest weight goes to this word
     top_weight: dict[str, np.ndarray]   # lens -> ... and is this large (the head rule's score)
+    second_word: dict[str, np.ndarray]  # lens -> the runner-up word (picks.py: where rounding could turn the top)
+    top_margin: dict[str, np.ndarray]   # lens -> (top - runner-up) / top: how near it came (inf: nothing could)
 
 
 def lens_norms(value_norm: np.ndarray, output_norm: np.ndarray) -> dict[str, np.ndarray]:
@@ -179,7 +196,7 @@ def lens_norms(value_norm: np.ndarray, output_norm: np.ndarray) -> dict[str, np.
 def sentence_rows(alpha: np.ndarray, norms: dict[str, np.ndarray], words: list[str], wm: WordMap) -> SentenceRows:
     """alpha [L, nh, T, T] and each lens's norms [L, nh, T] -> a `SentenceRows`."""
     punct = np.array([is_punctuation(w) for w in words], dtype=float)      # [n_words]
-    out = SentenceRows([w for w, p in enumerate(punct) if not p], {}, {}, {}, {}, {}, {})
+    out = SentenceRows([w for w, p in enumerate(punct) if not p], {}, {}, {}, {}, {}, {}, {}, {})
     for lens, n in norms.items():
         rows = word_rows(lens_rows(alpha, n), wm)          # [L, nh, n_words, K]
         display, mass = displayed_rows(rows, wm)            # [L, nh, n_words, n_words], [L, nh, n_words]
@@ -189,4 +206,21 @@ def sentence_rows(alpha: np.ndarray, norms: dict[str, np.ndarray], words: list[s
         out.content_mass[lens] = mass
         out.top_word[lens] = display.argmax(axis=-1)
         out.top_weight[lens] = display.max(axis=-1)
+        out.second_word[lens], out.top_margin[lens] = _runner_up(display, out.top_word[lens])
     return out
+
+
+def _runner_up(display: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """display [..., n_words, n_words], its argmax [..., n_words] -> (the runner-up word,
+    (top - runner-up) / top), inf where they are equal (a tie by construction: a row of
+    zeros, or one word) or there is no runner-up."""
+    if display.shape[-1] < 2:
+        return top.copy(), np.full(top.shape, np.inf)
+    others = display.copy()
+    np.put_along_axis(others, top[..., None], -np.inf, axis=-1)
+    second = others.argmax(axis=-1)
+    first_w = np.take_along_axis(display, top[..., None], axis=-1)[..., 0]
+    second_w = np.take_along_axis(display, second[..., None], axis=-1)[..., 0]
+    gap = first_w - second_w
+    margin = np.where(gap > 0, gap / np.where(first_w > 0, first_w, 1.0), np.inf)
+    return second, margin

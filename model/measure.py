@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from . import flip, instrument, rollout, sensitivity, stats, truth
+from . import flip, instrument, picks, rollout, sensitivity, stats, truth
 from .bootstrap import Resampler
-from .corpus import Corpus, Displayed, displayed, on_heads, positional_heads, read_corpus
+from .corpus import Corpus, Displayed, displayed, on_heads, positional_heads, positional_margin, read_corpus
 from .instrument import LENSES
 from .study import Study
 from .weights import Checkpoint
@@ -54,6 +54,7 @@ class AnchorRow:
     head: int
     weight: float          # displayed (renormalized) weight, alpha lens
     sink_share: float
+    margin: float = picks.NO_MARGIN   # the head choice's (model/picks.py)
 
 
 @dataclass
@@ -74,6 +75,7 @@ class Example:
     top_alpha: float               # the displayed row's largest weight under alpha, and under ||alpha v||
     top_value_norm: float
     rollout: list[float]           # the word's attention-rollout row (all heads, all layers)
+    margin: float = picks.NO_MARGIN  # how near another row came to being chosen (model/picks.py)
 
 
 def _top(full: np.ndarray, w: int) -> float:
@@ -83,15 +85,32 @@ def _top(full: np.ndarray, w: int) -> float:
     return float(content.max() / content.sum())
 
 
-def examples(corpus: Corpus, rows: dict[str, Displayed], sentences: list[int]) -> list[Example]:
+def example_picks(rows: dict[str, Displayed], sentences: list[int], tie_tolerance: float) -> dict[str, tuple[int, float]]:
+    """name -> (row, margin): "typical", the held-out alpha row whose sink share is nearest
+    the median, "survivor", the held-out row with the most sink under ||alpha v||; rows
+    within `tie_tolerance` of the best tie, and the first in corpus order is taken. The
+    margin is the pick's, or the row's own head choice's if smaller."""
+    out = {}
+    for name, lens in (("typical", "alpha"), ("survivor", "value_norm")):
+        d = rows[lens]
+        idx = np.flatnonzero(d.where(sentences))
+        sink = d.sink[idx]
+        if name == "typical":   # distances to the median, measured against the size of the shares
+            median = float(np.median(sink))
+            pick = picks.least(np.abs(sink - median), tie_tolerance, scale=abs(median) or 1.0)
+        else:
+            pick = picks.best(sink, tie_tolerance)
+        r = int(idx[pick.index])
+        out[name] = (r, min(pick.margin, float(d.margin[r])))
+    return out
+
+
+def examples(corpus: Corpus, rows: dict[str, Displayed], sentences: list[int], tie_tolerance: float) -> list[Example]:
     from .rollout import rollout as rollout_of
 
     out = []
-    for name, lens, pick in (("typical", "alpha", lambda x: np.argmin(np.abs(x - np.median(x)))),
-                             ("survivor", "value_norm", np.argmax)):
-        d = rows[lens]
-        idx = np.flatnonzero(d.where(sentences))
-        r = int(idx[pick(d.sink[idx])])
+    for name, (r, margin) in example_picks(rows, sentences, tie_tolerance).items():
+        d = rows["alpha" if name == "typical" else "value_norm"]
         s, w, l, h = (int(x) for x in (d.sentence[r], d.word[r], d.layer[r], d.head[r]))
         tok = corpus.toks[s]
         full = {k: corpus.word_rows(s, k)[l, h, w] for k in LENSES}
@@ -104,6 +123,7 @@ def examples(corpus: Corpus, rows: dict[str, Displayed], sentences: list[int]) -
             top_alpha=_top(full["alpha"], w),
             top_value_norm=_top(full["value_norm"], w),
             rollout=instrument.word_rows(rollout_of(corpus.acts[s].alpha), corpus.wms[s])[w].tolist(),
+            margin=margin,
         ))
     return out
 
@@ -116,6 +136,7 @@ class Verdict:
     rows_above: int        # over every displayed row the instrument shows (both halves)
     n_rows: int
     adopted: bool
+    margin: float = picks.NO_MARGIN   # the nearest row to turning the count (model/picks.py)
 
 
 @dataclass
@@ -152,6 +173,9 @@ class ModelResults:
     # Filled in by checks.py, which reads a `Measured` (so this module never imports it):
     checks: Any = None                          # checks.SelfChecks
     mutant: dict = field(default_factory=dict)  # name -> a deliberately wrong variant's run
+    # How near the picks that are not a field's own came to turning (model/picks.py): "*", a
+    # margin every number of the model shares (the positional heads, fitted once); key -> (margin, step)
+    margins: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -165,15 +189,16 @@ class Measured:
     truth: truth.TruthRun | None = None  # the ground truth's per-sentence measures (views, oracle check)
 
 
-def verdicts(rows: dict[str, Displayed], study: Study) -> list[Verdict]:
+def verdicts(rows: dict[str, Displayed], alt: dict[str, Displayed], study: Study) -> list[Verdict]:
     """The stop rule from study.yml, applied as written to every row the instrument
-    displays, under each norm lens it names."""
+    displays, under each norm lens it names (`alt`: the rows on their alternative heads)."""
     rule = study.stop_rule
     out = []
     for lens in rule.lenses:
-        above = int((rows[lens].sink > rule.threshold).sum())
-        out.append(Verdict(lens, rule.threshold, rule.max_rows_above, above, len(rows[lens].sink),
-                           above <= rule.max_rows_above))
+        d = rows[lens]
+        above = int((d.sink > rule.threshold).sum())
+        out.append(Verdict(lens, rule.threshold, rule.max_rows_above, above, len(d.sink), above <= rule.max_rows_above,
+                           picks.count_margin(d.sink, rule.threshold, alt[lens].sink, d.margin)))
     return out
 
 
@@ -187,7 +212,8 @@ def anchors(corpus: Corpus, study: Study, rows: Displayed) -> list[AnchorRow]:
         r = int(np.flatnonzero((rows.sentence == i) & (rows.word == fw))[0])
         l, h = int(rows.layer[r]), int(rows.head[r])
         display, _ = instrument.displayed_rows(corpus.word_rows(i, "alpha")[l, h], corpus.wms[i])
-        out.append(AnchorRow(i, a.from_word, a.to_word, l, h, float(display[fw, tw]), float(rows.sink[r])))
+        out.append(AnchorRow(i, a.from_word, a.to_word, l, h, float(display[fw, tw]), float(rows.sink[r]),
+                             float(rows.margin[r])))
     return out
 
 
@@ -206,6 +232,8 @@ def rows_table(corpus: Corpus, rows: dict[str, Displayed], same_head: dict, pred
             "sink_share": d.sink.tolist(), "sep_share": d.sep.tolist(), "punct_share": d.punct.tolist(),
             "content_mass": d.mass.tolist(), "top_weight": d.top_weight.tolist(),
             "top_word": [words[s][t] for s, t in zip(d.sentence, d.top_word)],
+            # how near the head choice and the top word came to turning (model/picks.py)
+            "head_margin": d.margin.tolist(), "top_margin": d.top_margin.tolist(),
         }
         if lens != "alpha":
             out[lens]["alpha_head_sink"] = same_head[lens].tolist()
@@ -227,16 +255,19 @@ def _measure(ckpt: Checkpoint, study: Study, key: str, spec, corpus: Corpus, inp
     halves = study.halves
     excluded = {lens: positional_heads(corpus, lens, study.positional_threshold, halves["fit"]) for lens in LENSES}
     rows = {lens: displayed(corpus, lens, excluded[lens], study.tie_tolerance) for lens in LENSES}
-    same_head = {lens: on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
-    predicted = {lens: predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]}
     median_cls = {lens: float(np.median([stats.ratio_of(corpus.acts[i], lens, "cls") for i in halves["test"]]))
                   for lens in LENSES[1:]}
-    global_pred = {lens: predicted_sink(corpus, rows[lens], lens, median_cls[lens]) for lens in LENSES[1:]}
+    world = _world(corpus, rows, median_cls)
+    # Every row on the head the rule would open if its nearest near-tie went the other way:
+    # what is counted on both tells which counts a reader's rounding could turn (picks.py).
+    alt = _world(corpus, {lens: d.alternative(corpus, lens) for lens, d in rows.items()}, median_cls)
+    same_head, predicted = world.same_head, world.predicted
+    tie = study.picks.tie_tolerance
     b = study.bootstrap
     test = halves["test"]
     sets = {**halves, "all": list(range(len(corpus.toks)))}
     resampler = {half: Resampler(len(idx), b.resamples, b.seed, b.level) for half, idx in halves.items()}
-    v = verdicts(rows, study)
+    v = verdicts(rows, alt.rows, study)
     # Part 8 reruns layers from the reference's own layer inputs; a corpus that did not come
     # from the reference's pass (a test's hand-made one) has none, and no ground truth.
     t = truth.measure(ckpt, corpus, rows, inputs, study, key, excluded, resampler["test"]) if inputs.where else None
@@ -256,10 +287,10 @@ def _measure(ckpt: Checkpoint, study: Study, key: str, spec, corpus: Corpus, inp
         positional_heads={lens: np.argwhere(excluded[lens]).tolist() for lens in LENSES},
         positional_heads_held_out={lens: np.argwhere(positional_heads(corpus, lens, study.positional_threshold, test)).tolist()
                                    for lens in LENSES},
-        summary=stats.summaries(corpus, rows, same_head, predicted, global_pred, test, resampler["test"], L),
-        by_half={half: {lens: stats.sink_stats(corpus, rows[lens], idx, resampler.get(half)) for lens in LENSES}
-                 for half, idx in sets.items()},
-        per_layer=stats.per_layer(corpus, L, test),
+        summary=stats.summaries(corpus, world, alt, test, resampler["test"], L, tie),
+        by_half={half: {lens: stats.sink_stats(corpus, rows[lens], alt.rows[lens], idx, resampler.get(half), tie)
+                        for lens in LENSES} for half, idx in sets.items()},
+        per_layer=stats.per_layer(corpus, L, test, tie),
         ratios=stats.value_ratios(corpus.acts, L, test, resampler["test"]) + stats.punct_ratios(corpus, test, resampler["test"]),
         head_ratios=stats.head_ratios(corpus.acts, test),
         near_ties={lens: stats.near_ties(rows[lens], study.tie_tolerance) for lens in LENSES},
@@ -269,13 +300,24 @@ def _measure(ckpt: Checkpoint, study: Study, key: str, spec, corpus: Corpus, inp
         anchors=anchors(corpus, study, rows["alpha"]),
         rollout=rollout.rollout_stats(corpus, rows["alpha"], test, resampler["test"]),
         flips=flip.measure_pairs(ckpt, list(study.flip_pairs), b, study.flip_heads, list(study.null_pairs)),
-        examples=examples(corpus, rows, test),
+        examples=examples(corpus, rows, test, tie),
         rows=rows_table(corpus, rows, same_head, predicted),
         ground_truth=t.results if t else None,
+        margins={"*": (min(positional_margin(corpus, lens, study.positional_threshold, halves["fit"]) for lens in LENSES),
+                       picks.NO_MARGIN),
+                 **{f"{lens}.{name}": (positional_margin(corpus, lens, study.positional_threshold, test), 1.0)
+                    for lens in LENSES for name in ("n_positional_held_out", "positional_same_either_half")}},
     )
     for name, cols in truth.rows_json(t.table if t else {}).items():   # the ground truth beside each row
         results.rows.setdefault(name, {}).update(cols)
     return Measured(results, corpus, rows, excluded, t)
+
+
+def _world(corpus: Corpus, rows: dict[str, Displayed], median_cls: dict[str, float]) -> stats.World:
+    """What the summaries read off a set of displayed rows (`stats.World`)."""
+    return stats.World(rows, {lens: on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]},
+                       {lens: predicted_sink(corpus, rows[lens], lens) for lens in LENSES[1:]},
+                       {lens: predicted_sink(corpus, rows[lens], lens, median_cls[lens]) for lens in LENSES[1:]})
 
 
 def all_head_rows(corpus: Corpus) -> list[dict]:

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import instrument
+from . import instrument, picks
 
 # Two floats "agree" when they differ by less than this: far above rounding in float64
 # (about 1e-16 here), far below anything a reader could see.
@@ -94,6 +94,7 @@ class WrongAggregation:
     sentences_one_token_words: int = 0      # sentences whose every word is one token: the slip is invisible there
     independent_fold_max_diff: float = 0.0  # the mutant's rows against a fold written apart (checks.py)
     rows: list[MutantRow] = field(default_factory=list)
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
 def wrong_aggregation(sentences: Sequence[MutantInput]) -> WrongAggregation:
@@ -147,4 +148,9 @@ def wrong_aggregation(sentences: Sequence[MutantInput]) -> WrongAggregation:
         same_idea_agrees=same_idea < TOLERANCE,
         right_rows_sum_to_one=right_sum_err < TOLERANCE,
         rows=out,
+        margins={"rows_differ": (picks.threshold_margin(diff, TOLERANCE), 1.0),
+                 "rows_differ_single": (picks.threshold_margin(diff[single], TOLERANCE), 1.0),
+                 "rows_bad_sum": (picks.threshold_margin(sum_err, TOLERANCE), 1.0),
+                 "same_idea_agrees": (picks.threshold_margin([same_idea], TOLERANCE), 1.0),
+                 "right_rows_sum_to_one": (picks.threshold_margin([right_sum_err], TOLERANCE), 1.0)},
     )

@@ -25,6 +25,7 @@ from typing import Iterator
 import numpy as np
 from scipy.special import erf
 
+from . import perturb
 from .weights import Checkpoint
 
 
@@ -180,11 +181,14 @@ def forward(ckpt: Checkpoint, batch: list[list[int]], with_f: bool = False) -> I
 
 def _sentences(batch: list[list[int]], w: Float64, cfg, with_f: bool) -> list[OracleOutput]:
     lengths = [len(ids) for ids in batch]
-    x = np.concatenate([embeddings(ids, w, cfg.layer_norm_eps, cfg.position_offset) for ids in batch])  # [N, C]
+    nudge = perturb.from_env()   # off unless a check simulates another machine (perturb.py)
+    nudged = lambda x, step: x * nudge.factors(batch, step, x.shape[1]) if nudge.on else x
+    x = nudged(np.concatenate([embeddings(ids, w, cfg.layer_norm_eps, cfg.position_offset) for ids in batch]), 0)  # [N, C]
     biases = [position_bias(T, w, cfg) if cfg.rel_buckets else None for T in lengths]  # shared by all layers
     per_layer, xs = [], [x]
     for i in range(cfg.n_layer):
         x, *out = layer(x, w, i, cfg.n_head, cfg.layer_norm_eps, lengths, biases, with_f)
+        x = nudged(x, i + 1)
         per_layer.append(out)
         xs.append(x)
     bounds = np.cumsum([0, *lengths])

@@ -10,12 +10,14 @@ from __future__ import annotations
 import copy
 import dataclasses
 import hashlib
+import math
 import platform
 import statistics
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
 
+from . import perturb
 from . import study as study_mod
 from . import timing
 from .weights import fingerprint, size_on_disk
@@ -59,8 +61,10 @@ def weights_digest(model: str) -> str:
 
 
 def provenance(study: study_mod.Study) -> dict:
-    """Everything the results depend on. Reading it never imports torch."""
-    return {
+    """Everything the results depend on. Reading it never imports torch. A perturbed
+    measurement (perturb.py) says so; an unperturbed one has no such field, as before."""
+    nudge = perturb.from_env()
+    return ({"perturbation": nudge.describe()} if nudge.on else {}) | {
         "study_sha256": hashlib.sha256(study.path.read_bytes()).hexdigest(),
         "corpus_sha256": hashlib.sha256(study.corpus_path.read_bytes()).hexdigest(),
         "flip_pairs_sha256": hashlib.sha256(repr((study.flip_pairs, study.null_pairs)).encode()).hexdigest(),
@@ -125,6 +129,7 @@ def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
         "stop_rule": asdict(study.stop_rule),
         "positional_threshold": study.positional_threshold,
         "tie_tolerance": study.tie_tolerance,
+        "picks": asdict(study.picks),
         "default_model": study.models[0].key,
         "models": models,
     }
@@ -138,6 +143,8 @@ def plain(obj):
     """`dataclasses.asdict` for the results: dataclasses to dicts, lists, tuples and dicts
     rebuilt, anything else deep-copied, but a plain number or string taken as it is (asdict
     deep-copies each of the rows table's million numbers one by one: seconds per model)."""
+    if isinstance(obj, float) and type(obj) is not bool:   # NumPy's floats too; JSON has no infinity (picks.NO_MARGIN)
+        return None if math.isinf(obj) else float(obj)
     if type(obj) in _ATOMS:
         return obj
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import instrument
+from . import instrument, picks
 from .bootstrap import Resampler
 from .corpus import Corpus, Displayed
 
@@ -52,6 +52,7 @@ class RolloutStats:
     displayed_median_entropy_hi: float
     displayed_max_entropy: float
     displayed_above_90: int
+    displayed_above_90_share: float   # ... of the displayed rows (a row this near 0.9 moves a count, not a share)
     displayed_median_top_margin: float
     displayed_median_top_margin_lo: float
     displayed_median_top_margin_hi: float
@@ -107,6 +108,7 @@ class RolloutStats:
     rows_alike_spearman_hi: float
     entropies: list[float] = field(default_factory=list)            # every full row's
     displayed_entropies: list[float] = field(default_factory=list)  # every displayed row's
+    margins: dict = field(default_factory=dict)                     # field -> (margin, step) (picks.py)
 
 
 def _ci(name: str, interval: tuple[float, float]) -> dict[str, float]:
@@ -206,6 +208,11 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
     rho, rho_unit, same_top, agree, agree_unit, chance, top_punct, agree_punct = [], [], [], [], [], [], [], []
     adjacent = []
     instrument_top = {(s, w): t for s, w, t in zip(alpha_rows.sentence, alpha_rows.word, alpha_rows.top_word)}
+    # How near each row's decisions came to turning (picks.py): the instrument's head and top
+    # word, the rollout row's top word, each sentence-wide guess's top word.
+    instrument_margin = {(s, w): min(a, b) for s, w, a, b in
+                         zip(alpha_rows.sentence, alpha_rows.word, alpha_rows.margin, alpha_rows.top_margin)}
+    full_top_margin, row_margin = [], []
     for k, i in enumerate(sentences):
         alpha, wm, words = corpus.acts[i].alpha, corpus.wms[i], corpus.rows[i].shown
         full = instrument.word_rows(rollout(alpha), wm)          # [n_words, K]
@@ -217,6 +224,7 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
         top = rows.argmax(axis=-1)
         top_sink += int(np.isin(top, wm.sink_cols).sum())
         top_self += int((top == np.array(words) + 1).sum())
+        full_top_margin.extend(picks.top_margins(rows))
         sink.extend(instrument.sink_share(rows, wm))
         display, _ = instrument.displayed_rows(full, wm)         # [n_words, n_words], own column 0
         if wm.n_words < 3:
@@ -231,6 +239,11 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
         lengths.extend(others.shape[-1] for _ in words)
         top_w = display[words].argmax(axis=-1)                               # [n]
         theirs = np.array([instrument_top[(i, w)] for w in words])
+        mean_row = display[words].mean(axis=0)
+        row_margin.extend(np.minimum.reduce([
+            picks.top_margins(others), [instrument_margin[(i, w)] for w in words],
+            [picks.top_margins(np.delete(display[words[(j + 1) % len(words)]], w)) for j, w in enumerate(words)],
+            [picks.top_margins(np.delete(mean_row, w)) for w in words]]))
         agree.extend(top_w == theirs)
         is_punct = ~np.isin(top_w, words)                                    # not a shown word: punctuation
         top_punct.extend(is_punct)
@@ -250,8 +263,25 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
     e, de, base = np.array(ent), np.array(d_ent), np.array(baseline)
     unit = np.array(agree_unit)
     shares = {name: float(np.mean(g)) for name, g in guesses.items()}
+    counts = {name: int(np.sum(g)) for name, g in guesses.items()}
     best = max(shares, key=shares.get)
     best_wide = max(SENTENCE_WIDE, key=shares.get)
+    lead = lambda among: counts[max(among, key=shares.get)] - sorted(counts[n] for n in among)[-2]
+    n = len(de)
+    agreement = float(np.min(row_margin)) if row_margin else picks.NO_MARGIN
+    margins = {
+        "n_rows": (picks.NO_MARGIN, 1.0),
+        "above_90": (picks.threshold_margin(e, 0.9), 1.0),
+        "top_on_sink": (float(np.min(full_top_margin)), 1.0), "top_on_self": (float(np.min(full_top_margin)), 1.0),
+        "displayed_above_90": (picks.threshold_margin(de, 0.9), 1.0),
+        "displayed_above_90_share": (picks.threshold_margin(de, 0.9), 1.0 / max(1, n)),
+        "below_one_clear_word": (picks.comparison_margin(de, base), 1.0),
+        "best_baseline": (picks.lead_margin(lead(GUESSES), row_margin), picks.NO_MARGIN),
+        "best_sentence_baseline": (picks.lead_margin(lead(SENTENCE_WIDE), row_margin), picks.NO_MARGIN),
+        **{f"{name}{x}": (agreement, 1.0 / max(1, n)) for name in
+           ("agrees_with_instrument", "word_specific", "beyond_sentence_guesses", "displayed_top_on_punct",
+            "agrees_on_punct", "instrument_top_adjacent", *(f"baseline_{g}" for g in GUESSES)) for x in ("", "_lo", "_hi")},
+    }
     specific = np.array(agree, float) - np.array(guesses[best], float)
     beyond = np.array(agree, float) - np.array(guesses[best_wide], float)
     d_lo, d_hi = resampler.median(de, np.array(agree_unit))
@@ -273,6 +303,7 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
         displayed_median_entropy_hi=d_hi,
         displayed_max_entropy=float(de.max()),
         displayed_above_90=int((de > 0.9).sum()),
+        displayed_above_90_share=float((de > 0.9).mean()),
         displayed_median_top_margin=float(np.median(d_margin)),
         **_ci("displayed_median_top_margin", resampler.median(np.array(d_margin), np.array(agree_unit))),
         one_clear_word_entropy=float(np.median(base)),
@@ -306,4 +337,5 @@ def rollout_stats(corpus: Corpus, alpha_rows: Displayed, sentences: list[int], r
               else (float("nan"), float("nan"))),
         entropies=[float(x) for x in e],
         displayed_entropies=[float(x) for x in de],
+        margins=margins,
     )

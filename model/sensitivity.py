@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import stats
+from . import picks, stats
 from .corpus import Corpus, Displayed, displayed, positional_heads
 from .instrument import LENSES
 from .stats import CLS_LONG   # a [CLS] vector at least half as long as the mean content token's
@@ -29,12 +29,14 @@ class Variant:
     median_sink: dict[str, float]   # lens -> median sink share, held-out rows
     above_50_share: dict[str, float]  # lens -> share of held-out rows above the threshold
     rows_above: dict[str, int]      # stop-rule lens -> rows above the threshold, every row (the rule's count)
+    rows_above_share: dict[str, float]  # ... as a share of every row
     adopted: bool                   # the registered stop rule's verdict on these rows
     survivors: int                  # held-out rows above the threshold under the first stop-rule lens
     survivors_median_cls_ratio: float | None = None  # their own sentence-and-head [CLS] norm ratio
     survivors_cls_above_half: float | None = None    # share of them whose own [CLS] ratio is above 0.5
     heads: list[int] = field(default_factory=list)   # one_head_for_all: the head, [layer, head]
     id: str = ""                    # its name in the numbers' keys: "registered", "positional_0p7", ...
+    margins: dict = field(default_factory=dict)      # key after the variant's id -> (margin, step) (picks.py)
 
     def __post_init__(self):
         short = {"positional_threshold": "positional", "tie_tolerance": "ties", "head_rule": "rule",
@@ -53,17 +55,32 @@ def _variant(corpus: Corpus, rows: dict[str, Displayed], study: Study, choice: s
     d, m = rows[first], held[first]
     survive = np.flatnonzero(m & (sink[first] > rule.threshold))
     ratios = [stats.ratio_of(corpus.acts[d.sentence[r]], first, "cls")[d.layer[r], d.head[r]] for r in survive]
+    # Margins: each count's nearest row, on the heads this variant's rule opens or would
+    # open instead (picks.py).
+    alt = {lens: rows[lens].alternative(corpus, lens) for lens in rule.lenses}
+    alt_sink = {lens: alt[lens].sink + alt[lens].punct if punct_as_sink else alt[lens].sink for lens in alt}
+    counted = {lens: picks.count_margin(sink[lens], rule.threshold, alt_sink[lens], rows[lens].margin) for lens in alt}
+    held_margin = {lens: picks.count_margin(sink[lens][held[lens]], rule.threshold, alt_sink[lens][held[lens]],
+                                            rows[lens].margin[held[lens]]) for lens in alt}
+    n_rows = {lens: max(1, len(sink[lens])) for lens in alt}
+    margins = {f"{lens}.rows_above": (counted[lens], 1.0) for lens in alt}
+    margins |= {f"{lens}.rows_above_share": (counted[lens], 1.0 / n_rows[lens]) for lens in alt}
+    margins |= {f"{lens}.above_50_share": (held_margin[lens], 1.0 / max(1, int(held[lens].sum()))) for lens in alt}
+    margins |= {"survivors": (held_margin[first], 1.0),
+                "adopted": (min(picks.verdict_margin(above[lens], rule.max_rows_above, counted[lens]) for lens in alt), 1.0)}
     return Variant(
         choice=choice, value=value,
         median_sink={lens: float(np.median(sink[lens][held[lens]])) for lens in rows},
         above_50_share={lens: float((sink[lens][held[lens]] > rule.threshold).mean()) for lens in rows},
         rows_above=above,
+        rows_above_share={lens: above[lens] / max(1, len(sink[lens])) for lens in above},
         adopted=any(n <= rule.max_rows_above for n in above.values()),
         survivors=int(survive.size),
         survivors_median_cls_ratio=float(np.median(ratios)) if ratios else None,
         # A share moves by the rows that change; the median can jump between the survivors
         # on heads that discount [CLS] and those that hardly do (study.yml, added later).
         survivors_cls_above_half=float(np.mean(np.array(ratios) > CLS_LONG)) if ratios else None,
+        margins=margins,
     )
 
 

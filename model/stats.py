@@ -7,11 +7,12 @@ that no claim rests on the corpus's size.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from . import picks
 from .activations import Activations
 from .bootstrap import Resampler
 from .corpus import Corpus, Displayed
@@ -60,14 +61,58 @@ class SinkStats:
     punct_above_50_share_hi: float | None = None
     top_punct_share_lo: float | None = None
     top_punct_share_hi: float | None = None
+    # field -> (margin, step): how near each decision above came to turning (model/picks.py)
+    margins: dict = field(default_factory=dict)
+
+
+@dataclass
+class Alternatives:
+    """Where rounding could turn a set of displayed rows (model/picks.py), for the margins
+    of what is counted over them: per row [R], the head rule's margin and the row's values
+    on the head it would open instead; the top word's margin and whether the runner-up word
+    is punctuation."""
+    margin: np.ndarray
+    sink: np.ndarray
+    punct: np.ndarray
+    top_punct: np.ndarray
+    top_margin: np.ndarray
+    second_punct: np.ndarray
+
+    def top_punct_margin(self, top_punct: np.ndarray) -> float:
+        """Of the share of rows peaking on punctuation: the nearest turn of a row's head or
+        of its top word that would change whether it does."""
+        return min(picks.flips_margin(top_punct, self.top_punct, self.margin),
+                   picks.flips_margin(top_punct, self.second_punct, self.top_margin))
+
+
+def alternatives(corpus: Corpus, d: Displayed, alt: Displayed, m: np.ndarray) -> Alternatives:
+    """The `Alternatives` of the rows `m` selects: `d`, and the same rows on their
+    alternative heads (`Displayed.alternative`)."""
+    return Alternatives(margin=d.margin[m], sink=alt.sink[m], punct=alt.punct[m],
+                        top_punct=top_on_punct(corpus, alt)[m], top_margin=d.top_margin[m],
+                        second_punct=top_on_punct(corpus, d, d.second_word)[m])
+
+
+def top_on_punct(corpus: Corpus, d: Displayed, top: np.ndarray | None = None) -> np.ndarray:
+    """[R]: the row's top word (or the word `top` names) is punctuation (not a shown word)."""
+    top = d.top_word if top is None else top
+    return np.array([t not in corpus.rows[s].shown for s, t in zip(d.sentence, top)], dtype=bool)
+
+
+def worst_pick(sink: np.ndarray, tie_tolerance: float) -> picks.Pick:
+    """The row with the most sink: the first (corpus order) within `tie_tolerance` of it."""
+    return picks.best(sink, tie_tolerance)
 
 
 def row_stats(sink: np.ndarray, punct: np.ndarray, top_punct: np.ndarray, unit: np.ndarray,
-              where: Callable[[int], tuple[int, str]], n_sentences: int, resampler: Resampler | None) -> SinkStats:
+              where: Callable[[int], tuple[int, str]], n_sentences: int, resampler: Resampler | None,
+              tie_tolerance: float, alt: Alternatives | None = None) -> SinkStats:
     """Statistics of a set of rows: sink [R], punctuation share [R], whether the row peaks
     on punctuation [R], each row's unit (sentence position) [R], and `where(r)`: row r's
-    (sentence, word); intervals if a resampler is given."""
-    worst = int(np.argmax(sink))
+    (sentence, word); intervals if a resampler is given. With `alt` (rows chosen by the head
+    rule), the margins of the counts include the rows' alternative heads."""
+    pick = worst_pick(sink, tie_tolerance)
+    worst = pick.index
     s = SinkStats(
         n_sentences=n_sentences,
         n_rows=int(sink.size),
@@ -94,16 +139,34 @@ def row_stats(sink: np.ndarray, punct: np.ndarray, top_punct: np.ndarray, unit: 
         s.median_punct_lo, s.median_punct_hi = resampler.median(punct, unit)
         s.punct_above_50_share_lo, s.punct_above_50_share_hi = resampler.share(punct > 0.5, unit)
         s.top_punct_share_lo, s.top_punct_share_hi = resampler.share(top_punct, unit)
+    n = int(sink.size)
+    worst_margin = min(pick.margin, float(alt.margin[worst])) if alt is not None else pick.margin
+    s.margins = {
+        "worst_sentence": (worst_margin, picks.NO_MARGIN), "worst_word": (worst_margin, picks.NO_MARGIN),
+        **picks.family("above_50", picks.count_margin(sink, 0.5, *_alt(alt, "sink")), n),
+        **picks.family("above_90", picks.count_margin(sink, 0.9, *_alt(alt, "sink")), n),
+        **picks.family("punct_above_50", picks.count_margin(punct, 0.5, *_alt(alt, "punct")), n),
+    }
+    if alt is not None:
+        top = alt.top_punct_margin(top_punct)
+        s.margins |= {f"top_punct_share{x}": (top, 1.0 / n) for x in ("", "_lo", "_hi")}
     return s
 
 
-def sink_stats(corpus: Corpus, d: Displayed, sentences: list[int], resampler: Resampler | None) -> SinkStats:
-    """The displayed rows of `sentences`, under one lens."""
+def _alt(alt: Alternatives | None, name: str) -> tuple:
+    """(values on the alternative heads, the heads' margins) for count_margin, or nothing."""
+    return (getattr(alt, name), alt.margin) if alt is not None else ()
+
+
+def sink_stats(corpus: Corpus, d: Displayed, alt: Displayed, sentences: list[int], resampler: Resampler | None,
+               tie_tolerance: float) -> SinkStats:
+    """The displayed rows of `sentences`, under one lens (`alt`: the same rows on their
+    alternative heads, for the margins)."""
     m = d.where(sentences)
     sentence, word = d.sentence[m], d.word[m]
     where = lambda r: (int(sentence[r]), corpus.toks[sentence[r]].words[word[r]])
-    top_punct = np.array([t not in corpus.rows[s].shown for s, t in zip(d.sentence[m], d.top_word[m])])
-    return row_stats(d.sink[m], d.punct[m], top_punct, _units(d.sentence[m], sentences), where, len(sentences), resampler)
+    return row_stats(d.sink[m], d.punct[m], top_on_punct(corpus, d)[m], _units(d.sentence[m], sentences), where,
+                     len(sentences), resampler, tie_tolerance, alternatives(corpus, d, alt, m))
 
 
 @dataclass
@@ -157,19 +220,31 @@ class LensSummary:
     above_50_median_cls_ratio: float | None = None  # median of their own sentence-and-head [CLS] norm ratio
     above_50_attended_norm_ratio: float | None = None  # median: the norm of what they attend among content
                                                        # tokens (alpha-weighted) over the plain mean
+    margins: dict = field(default_factory=dict)     # field -> (margin, step) (model/picks.py)
 
 
-def summaries(corpus: Corpus, rows: dict[str, Displayed], same_head: dict[str, np.ndarray],
-              predicted: dict[str, np.ndarray], global_pred: dict[str, np.ndarray], sentences: list[int],
-              resampler: Resampler, n_layers: int) -> dict[str, LensSummary]:
+@dataclass
+class World:
+    """The displayed rows under every lens and what is read off them on their heads: as the
+    rule opened them, or each row on its alternative head (`Displayed.alternative`)."""
+    rows: dict[str, Displayed]
+    same_head: dict[str, np.ndarray]     # norm lens -> its sink share on alpha's head
+    predicted: dict[str, np.ndarray]     # norm lens -> measure.predicted_sink
+    global_pred: dict[str, np.ndarray]   # ... with one ratio for every head
+
+
+def summaries(corpus: Corpus, world: World, alt: World, sentences: list[int], resampler: Resampler,
+              n_layers: int, tie_tolerance: float) -> dict[str, LensSummary]:
     """Per lens, the rows of `sentences` (the held-out half): statistics with intervals,
-    and how each norm lens compares with alpha on the same words."""
+    and how each norm lens compares with alpha on the same words. `alt`: the same rows on
+    their alternative heads, for the margins of what is counted."""
     out: dict[str, LensSummary] = {}
+    rows, same_head, predicted, global_pred = world.rows, world.same_head, world.predicted, world.global_pred
     m = rows["alpha"].where(sentences)
     unit = _units(rows["alpha"].sentence[m], sentences)
     alpha = rows["alpha"]
     for lens in LENSES:
-        d = rows[lens]
+        d, d_alt = rows[lens], alt.rows[lens]
         sink = d.sink[m]
         all_heads, all_units, all_top_punct, all_punct = [], [], [], []
         for k, i in enumerate(sentences):
@@ -187,9 +262,11 @@ def summaries(corpus: Corpus, rows: dict[str, Displayed], same_head: dict[str, n
             key=lambda x: -x[2])
         all_heads, all_units = np.concatenate(all_heads), np.concatenate(all_units)
         lo, hi = resampler.median(all_heads, all_units)
+        worst = worst_pick(sink, tie_tolerance)
+        worst_row = int(np.flatnonzero(m)[worst.index])
         s = LensSummary(
             lens=lens,
-            stats=sink_stats(corpus, d, sentences, resampler),
+            stats=sink_stats(corpus, d, d_alt, sentences, resampler, tie_tolerance),
             layer_picks=np.bincount(d.layer[m], minlength=n_layers).tolist(),
             all_heads_median_sink=float(np.median(all_heads)),
             all_heads_median_sink_lo=lo,
@@ -202,8 +279,9 @@ def summaries(corpus: Corpus, rows: dict[str, Displayed], same_head: dict[str, n
             punct_heads=heads_of(d.punct[m] > 0.5),
             sink_heads=heads_of(sink > 0.5),
             sep_fraction_of_sink=float(d.sep[m].sum() / sink.sum()),
-            worst=_row(corpus, d, int(np.flatnonzero(m)[np.argmax(sink)])),
+            worst=_row(corpus, d, worst_row),
         )
+        s.margins = _summary_margins(d, d_alt, alpha, alt.rows["alpha"], m, worst, worst_row, heavy, n_layers)
         if lens != "alpha":
             a = alpha.sink[m]
             worse = sink > a
@@ -226,6 +304,7 @@ def summaries(corpus: Corpus, rows: dict[str, Displayed], same_head: dict[str, n
             s.heavy_still_above_50_share = float((sink[heavy] > 0.5).mean()) if heavy.any() else 0.0
             s.heavy_median_sink = float(np.median(sink[heavy])) if heavy.any() else 0.0
             s.prediction_median_error = float(np.median(np.abs(pred - sink)))
+            s.margins |= _comparison_margins(lens, world, alt, m)
             if above.any():
                 here = np.array([corpus.rows[i].sink["alpha"][l, h, w] for i, w, l, h in
                                  zip(d.sentence[m][above], d.word[m][above], d.layer[m][above], d.head[m][above])])
@@ -235,6 +314,8 @@ def summaries(corpus: Corpus, rows: dict[str, Displayed], same_head: dict[str, n
                 s.above_50_max_prediction_error = float(np.abs(pred[above] - sink[above]).max())
                 heads, counts = np.unique(np.stack([d.layer[m][above], d.head[m][above]], 1), axis=0, return_counts=True)
                 s.above_50_heads = [[int(l), int(h), int(c)] for (l, h), c in zip(heads, counts)]
+                s.margins |= {f"above_50_head{i}.{f}": s.margins["sink_head0.rows"] for i in range(len(heads))
+                              for f in ("layer", "head", "rows")}
                 s.above_50_sep_fraction = float(d.sep[m][above].sum() / sink[above].sum())
                 s.above_50_median_cls_ratio = float(np.median(
                     [ratio_of(corpus.acts[i], lens, "cls")[l, h] for i, l, h in
@@ -244,6 +325,62 @@ def summaries(corpus: Corpus, rows: dict[str, Displayed], same_head: dict[str, n
                      zip(d.sentence[m][above], d.word[m][above], d.layer[m][above], d.head[m][above])]))
         out[lens] = s
     return out
+
+
+def _summary_margins(d: Displayed, d_alt: Displayed, alpha: Displayed, alpha_alt: Displayed, m: np.ndarray,
+                     worst: picks.Pick, worst_row: int, heavy: np.ndarray, n_layers: int) -> dict:
+    """LensSummary's margins that every lens has: the worst row, the layers picked, the rows
+    above 90 % under alpha and the heads that hold the counted rows."""
+    pick = picks.NO_MARGIN
+    at_worst = min(worst.margin, float(d.margin[worst_row]))
+    out = {f"worst.{f}": (at_worst, pick) for f in ("sentence", "word_index", "layer", "head")}
+    out["worst.top_word"] = (min(at_worst, float(d.top_margin[worst_row])), pick)
+    for l in range(n_layers):
+        out[f"picks.layer{l}"] = (picks.flips_margin(d.layer[m] == l, d_alt.layer[m] == l, d.margin[m]), 1.0)
+    heavy_margin = picks.count_margin(alpha.sink[m], 0.9, alpha_alt.sink[m], alpha.margin[m])
+    out["heavy_rows"] = (heavy_margin, 1.0)
+    # A head's count of the counted rows moves if a counted row turns, or its head does.
+    holding = lambda flags, values, alt_values, threshold: min(
+        picks.count_margin(values, threshold, alt_values, d.margin[m]),
+        float(d.margin[m][flags].min()) if flags.any() else picks.NO_MARGIN)
+    heads = {"heavy": min(heavy_margin, float(d.margin[m][heavy].min()) if heavy.any() else picks.NO_MARGIN),
+             "punct": holding(d.punct[m] > 0.5, d.punct[m], d_alt.punct[m], 0.5),
+             "sink": holding(d.sink[m] > 0.5, d.sink[m], d_alt.sink[m], 0.5)}
+    for name, margin in heads.items():
+        for i in range(3):
+            out |= {f"{name}_head{i}.{f}": (margin, pick) for f in ("layer", "head", "rows")}
+    out["n_above_50_heads"] = (heads["sink"], 1.0)
+    return out
+
+
+def _comparison_margins(lens: str, world: World, alt: World, m: np.ndarray) -> dict:
+    """A norm lens against alpha on the same words: each comparison's margin, with the rows
+    of either lens on their alternative heads in turn (one lens turning at a time)."""
+    d, a = world.rows[lens], world.rows["alpha"]
+    d_alt, a_alt = alt.rows[lens], alt.rows["alpha"]
+    n = int(m.sum())
+    both = lambda flag: min(picks.flips_margin(flag(d, a, world), flag(d_alt, a, alt), d.margin[m]),
+                            picks.flips_margin(flag(d, a, world), flag(d, a_alt, alt), a.margin[m]))
+    worse = lambda x, y, w: x.sink[m] > y.sink[m]
+    same_head = lambda x, y, w: (x.layer[m] == y.layer[m]) & (x.head[m] == y.head[m])
+    worse_margin = min(picks.comparison_margin(d.sink[m], a.sink[m]), both(worse))
+    same_margin = both(same_head)
+    kept = picks.count_margin(world.same_head[lens][m], 0.5, alt.same_head[lens][m], a.margin[m])
+    predicted = picks.count_margin(world.predicted[lens][m], 0.5, alt.predicted[lens][m], d.margin[m])
+    above_margin = picks.count_margin(d.sink[m], 0.5, d_alt.sink[m], d.margin[m])
+    on_above = min(predicted, above_margin)
+    global_pred = min(picks.count_margin(world.global_pred[lens][m], 0.5, alt.global_pred[lens][m], d.margin[m]),
+                      above_margin)
+    heavy = picks.count_margin(a.sink[m], 0.9, a_alt.sink[m], a.margin[m])
+    return {
+        **picks.family("worse", worse_margin, n), "worse_rows": (worse_margin, 1.0),
+        "worse_same_head": (min(worse_margin, same_margin), 1.0),
+        "same_head_as_alpha": (same_margin, 1.0), **{f"same_head_share{x}": (same_margin, 1.0 / n) for x in ("", "_lo", "_hi")},
+        **picks.family("alpha_head_above_50", kept, n),
+        "predicted_above_50": (predicted, 1.0), "predicted_above_50_right": (on_above, 1.0),
+        "above_50_predicted_above_50": (on_above, 1.0), "above_50_predicted_global": (global_pred, 1.0),
+        "heavy_still_above_50": (min(heavy, above_margin), 1.0),
+    }
 
 
 def _row(corpus: Corpus, d: Displayed, r: int) -> dict:
@@ -276,13 +413,20 @@ class NearTies:
     below_tolerance_share: float
     below_tenth: int                # gap below a tenth of the tolerance
     below_tenth_share: float
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (model/picks.py)
 
 
 def near_ties(d: Displayed, tolerance: float) -> NearTies:
     close, closer = d.gap < tolerance, d.gap < tolerance / 10
     n = max(1, d.gap.size)
+    # A gap is a difference of two head scores: its nearness to a cut-off is measured
+    # against the size of the scores (the best one), as every other margin is.
+    size = np.where(d.top_weight > 0, d.top_weight, 1.0)
+    nearest = lambda cut: float(np.min(np.abs(d.gap - cut) / size)) if d.gap.size else picks.NO_MARGIN
     return NearTies(tolerance, int(d.gap.size), int(close.sum()), float(close.sum() / n),
-                    int(closer.sum()), float(closer.sum() / n))
+                    int(closer.sum()), float(closer.sum() / n),
+                    margins={"below_tolerance": (nearest(tolerance), 1.0), "below_tolerance_share": (nearest(tolerance), 1.0 / n),
+                             "below_tenth": (nearest(tolerance / 10), 1.0), "below_tenth_share": (nearest(tolerance / 10), 1.0 / n)})
 
 
 @dataclass
@@ -292,7 +436,7 @@ class LayerStats:
     stats: SinkStats
 
 
-def per_layer(corpus: Corpus, n_layers: int, sentences: list[int]) -> list[LayerStats]:
+def per_layer(corpus: Corpus, n_layers: int, sentences: list[int], tie_tolerance: float) -> list[LayerStats]:
     """The rule-free view: every head's row for every shown word of `sentences`, by layer."""
     out = []
     for l in range(n_layers):
@@ -309,7 +453,7 @@ def per_layer(corpus: Corpus, n_layers: int, sentences: list[int]) -> list[Layer
             where = lambda r: (int(owner[r, 0]), corpus.toks[owner[r, 0]].words[owner[r, 1]])
             sink = np.concatenate(sink)
             s = row_stats(sink, np.concatenate(punct), np.concatenate(top_punct),
-                          np.zeros(len(sink), int), where, len(sentences), None)
+                          np.zeros(len(sink), int), where, len(sentences), None, tie_tolerance)
             out.append(LayerStats(l, lens, s))
     return out
 
@@ -415,16 +559,24 @@ def long_heads(per_head: list[list[float]], ratios: list[dict], token: str = "cl
     median = {r["layer"]: r["median"] for r in ratios
               if r["token"] == token and r["vector"] == vector and r["layer"] is not None}
     order = sorted((l for l in range(per_layer.size) if per_layer[l] > 0), key=lambda l: (-per_layer[l], l))
+    per_head = np.array(per_head)
+    margins = [picks.threshold_margin(row, threshold) for row in per_head]   # per layer's count
     return {"heads": int(per_layer.sum()), "per_layer": per_layer.tolist(),
-            "layers": [{"layer": l, "heads": int(per_layer[l]), "median": median[l]} for l in order[:top]]}
+            "layers": [{"layer": l, "heads": int(per_layer[l]), "median": median[l]} for l in order[:top]],
+            "margins": {"heads": min(margins), "per_layer": margins,
+                        # the top layers: their order turns if any layer's count does
+                        "layers": min(margins)}}
 
 
-def longest_layers(ratios: list[dict]) -> dict[str, dict]:
+def longest_layers(ratios: list[dict], tie_tolerance: float) -> dict[str, dict]:
     """ratios (RatioStats as dicts) -> per "token_vector", the layer whose median ratio is the
-    largest (ties: the lower layer) and that median: where the token is least discounted."""
-    out: dict[str, dict] = {}
+    largest (within `tie_tolerance`: the lower layer) and that median, with the pick's margin:
+    where the token is least discounted."""
+    per: dict[str, list[tuple[int, float]]] = {}
     for r in sorted((r for r in ratios if r["layer"] is not None), key=lambda r: r["layer"]):
-        name = f"{r['token']}_{r['vector']}"
-        if name not in out or r["median"] > out[name]["median"]:
-            out[name] = {"layer": r["layer"], "median": r["median"]}
+        per.setdefault(f"{r['token']}_{r['vector']}", []).append((r["layer"], r["median"]))
+    out = {}
+    for name, layers in per.items():
+        pick = picks.best([m for _, m in layers], tie_tolerance)
+        out[name] = {"layer": layers[pick.index][0], "median": layers[pick.index][1], "margin": pick.margin}
     return out

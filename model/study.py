@@ -73,6 +73,13 @@ class AnchorSpec:
 
 
 @dataclass(frozen=True)
+class Picks:
+    """Picks over floats that rounding must not decide (model/picks.py, study.yml `picks`)."""
+    tie_tolerance: float = 0.0   # candidates this close to the best tie; the first in order wins
+    margin_floor: float = 0.0    # a cited number whose decision's margin is below this fails the gate
+
+
+@dataclass(frozen=True)
 class Bootstrap:
     resamples: int     # resampled corpora (of sentences, or of flip pairs)
     seed: int          # fixed, so the intervals are numbers like any other
@@ -122,6 +129,7 @@ class Study:
     value_zeroing_every: dict[str, int] = field(default_factory=dict)
     ablation_every: dict[str, int] = field(default_factory=dict)
     truth_oracle_every: int = 1   # the oracle re-runs part 8's measures on every n-th sentence
+    picks: Picks = field(default=Picks())
 
     def zeroing_sample(self, key: str) -> list[int]:
         """The sentences value zeroing is measured on (study.yml `value_zeroing_every`)."""
@@ -321,6 +329,8 @@ def load(path: str | Path) -> Study:
         zeroing_every = {str(k): int(v) for k, v in (raw.get("value_zeroing_every") or {}).items()}
         ablation_every = {str(k): int(v) for k, v in (raw.get("ablation_every") or {}).items()}
         truth_oracle_every = int(raw.get("truth_oracle_every", 1))
+        p = raw.get("picks") or {}
+        pick_rules = Picks(float(p.get("tie_tolerance", 0.0)), float(p.get("margin_floor", 0.0)))
     except StudyError:
         raise  # the corpus's own error, naming its file and line
     except KeyError as exc:
@@ -348,6 +358,8 @@ def load(path: str | Path) -> Study:
         if n % ablation_every.get(key, 1):
             raise StudyError(f"{path}: value_zeroing_every[{key}] = {n} must be a multiple of ablation_every[{key}] "
                              "(value zeroing's sample sits inside the ablation's)")
+    if not (0 <= pick_rules.tie_tolerance < 1 and 0 <= pick_rules.margin_floor < 1):
+        raise StudyError(f"{path}: picks needs tie_tolerance and margin_floor in [0, 1)")
     if truth_oracle_every < 1:
         raise StudyError(f"{path}: truth_oracle_every must be a whole number >= 1")
     if bootstrap.resamples < 1 or not 0 < bootstrap.level < 1:
@@ -360,7 +372,7 @@ def load(path: str | Path) -> Study:
     return Study(path, corpus_path, tuple(sentences), tuple(registers), models, stop_rule, positional,
                  tie_tolerance, bootstrap, pairs, nulls, flip_heads, anchors, runtime_models, runtime_tolerance,
                  sensitivity=sensitivity, value_zeroing_every=zeroing_every,
-                 ablation_every=ablation_every, truth_oracle_every=truth_oracle_every)
+                 ablation_every=ablation_every, truth_oracle_every=truth_oracle_every, picks=pick_rules)
 
 
 def _flip_heads(path: Path, raw) -> FlipHeads:
@@ -394,4 +406,5 @@ def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -
         flip_pairs=(),
         anchors=tuple(a for a in base.anchors if a.sentence in sentences),
         split=False,
+        picks=base.picks,
     )

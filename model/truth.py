@@ -35,7 +35,7 @@ from typing import Any, Callable
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from . import instrument, timing
+from . import instrument, picks, timing
 from .bootstrap import Resampler
 from .corpus import Corpus, Displayed, displayed
 from .instrument import LENSES
@@ -94,9 +94,13 @@ class LayerInputs:
 
 # -- what each sentence is asked for ------------------------------------------------------------
 
-def asks(corpus: Corpus, rows: dict[str, Displayed], ablation: set[int], zeroing: set[int]) -> list:
+def asks(corpus: Corpus, rows: dict[str, Displayed], ablation: set[int], zeroing: set[int],
+         alt: dict[str, Displayed] | None = None) -> list:
     """Per sentence, a ground_truth.Ask: in the ablation sample, the (word, layer, head) of
-    every lens's displayed row (each once); in the value-zeroing sample, every word's alpha
+    every lens's displayed row (each once), and of its alternative head (`alt`) where its
+    margin is below picks.SEARCHED_BELOW (about 2 % of the rows on all-mpnet-base-v2's 144
+    heads, fewer on the MiniLMs), so that a count over the ground truth knows whether a
+    reader's rounding could turn it; in the value-zeroing sample, every word's alpha
     layer; every sentence, the fixes' matrices."""
     from .ground_truth import Ask
 
@@ -109,6 +113,10 @@ def asks(corpus: Corpus, rows: dict[str, Displayed], ablation: set[int], zeroing
             m = d.sentence == i
             for w, l, h in zip(d.word[m], d.layer[m], d.head[m]):
                 heads[(int(w), int(l), int(h))] = None
+            if alt is not None:
+                near = m & (d.margin < picks.SEARCHED_BELOW)
+                for w, l, h in zip(alt[lens].word[near], alt[lens].layer[near], alt[lens].head[near]):
+                    heads[(int(w), int(l), int(h))] = None
         a = rows["alpha"]
         m = a.sentence == i
         vz = [(int(w), int(l)) for w, l in zip(a.word[m], a.layer[m])] if i in zeroing else []
@@ -187,6 +195,7 @@ class AblationStats:
     harmful_share_hi: float
     registered_median_sink: float          # the same rows' registered sink share, for comparison
     median_share_without_word: float | None = None   # sensitivity: content without the word's own tokens (alpha)
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
 @dataclass
@@ -221,6 +230,7 @@ class FixStats:
     strongest_median_sink: float | None = None
     strongest_rows_above: int | None = None
     strongest_adopted: bool | None = None
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
 @dataclass
@@ -235,6 +245,7 @@ class Tracking:
     auc: float
     auc_lo: float
     auc_hi: float
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
 @dataclass
@@ -274,6 +285,7 @@ class IdleHeads:
     weighted_above_50_share_lo: float
     weighted_above_50_share_hi: float
     weighted_same_head_share: float   # rows on the head the registered rule opens
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
 @dataclass
@@ -299,6 +311,9 @@ class HarmfulRows:
     top_head_rows: int
     top_head_opened: int                      # every displayed row (both halves) the rule opens that head for
     top_head_opened_first_word: int           # ... that are first words
+    top_head_opened_share: float = 0.0        # ... as a share of every displayed row (a near-tie row moves a count by one)
+    top_head_opened_first_word_share: float = 0.0   # ... the share of those that are first words
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
 @dataclass
@@ -335,13 +350,13 @@ class TruthRun:
 # -- running the reference ---------------------------------------------------------------------
 
 def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, ablation: list[int],
-                  zeroing: list[int]) -> TruthRun:
+                  zeroing: list[int], alt: dict[str, Displayed] | None = None) -> TruthRun:
     """The PyTorch reference on every sentence, its layer inputs read back from `inputs`."""
     from . import ground_truth as gt
 
     with timing.stage("ground truth"):
         L = ckpt.config.n_layer
-        todo = asks(corpus, rows, set(ablation), set(zeroing))
+        todo = asks(corpus, rows, set(ablation), set(zeroing), alt)
         out = [gt.empty(ask, L, len(tok.ids)) for ask, tok in zip(todo, corpus.toks)]
         with gt.one_thread():
             for l in range(L):   # layer by layer: one layer's float64 weights at a time
@@ -376,8 +391,10 @@ def row_table(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun) -> dict[s
         for s, w, l in zip(a.sentence, a.word, a.layer):
             if fix in CHEAP:
                 full.append(t.folded[s].fix_rows[fix][l, w].astype(np.float64))
+            elif t.folded[s].zeroing_layer.get(int(w)) == l:   # measured on this layer only
+                full.append(t.folded[s].zeroing[int(w)])
             else:
-                full.append(t.folded[s].zeroing.get(int(w)))
+                full.append(None)
         cols = {"layer": a.layer.astype(float), "sink_share": np.full(len(full), np.nan),
                 "sink_share_other": np.full(len(full), np.nan), "self_share": np.full(len(full), np.nan)}
         for r, (row, w) in enumerate(zip(full, a.word)):
@@ -386,16 +403,22 @@ def row_table(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun) -> dict[s
                 cols["sink_share"][r], cols["self_share"][r] = sink, own
                 cols["sink_share_other"][r] = sink / (1.0 - own) if own < 1 else 0.0
         if fix in CHEAP:   # sensitivity: the layer of the strongest displayed arrow
-            strongest, sink = [], []
+            strongest, sink, margin, alt_sink = [], [], [], []
             tops = {}
+            share = lambda s, l, w: float(instrument.sink_share(t.folded[s].fix_rows[fix][l, w].astype(np.float64),
+                                                                corpus.wms[s]))
             for s, w in zip(a.sentence, a.word):
                 if s not in tops:   # [L, n_words]: each layer's displayed row's largest weight
                     tops[s] = instrument.displayed_rows(t.folded[s].fix_rows[fix].astype(np.float64),
                                                         corpus.wms[s])[0].max(axis=-1)
-                l = int(np.argmax(tops[s][:, w]))                            # first maximum: the lowest layer
+                l, m, other = (int(x[0]) if i != 1 else float(x[0])
+                               for i, x in enumerate(picks.best_columns(tops[s][:, [w]])))   # first maximum: the lowest layer
                 strongest.append(l)
-                sink.append(float(instrument.sink_share(t.folded[s].fix_rows[fix][l, w].astype(np.float64), corpus.wms[s])))
+                sink.append(share(s, l, w))
+                margin.append(m)
+                alt_sink.append(share(s, other, w))
             cols["strongest_layer"], cols["strongest_sink_share"] = np.array(strongest, float), np.array(sink)
+            cols["strongest_margin"], cols["strongest_alt_sink_share"] = np.array(margin), np.array(alt_sink)
         out[fix] = cols
     return out
 
@@ -421,8 +444,9 @@ def harmful_profile(word, layer, head, harmful, opened_word, opened_layer, opene
     heads, counts = np.unique(np.stack([layer[harmful], head[harmful]], axis=1), axis=0, return_counts=True)
     l, h = heads[int(np.argmax(counts))]     # unique sorts by layer, then head: the first maximum is the lowest
     on = (np.asarray(opened_layer) == l) & (np.asarray(opened_head) == h)
+    first = int((np.asarray(opened_word)[on] == 0).sum())
     return HarmfulRows(int(harmful.sum()), int((word[harmful] == 0).sum()), f"L{l}H{h}", int(counts.max()),
-                       int(on.sum()), int((np.asarray(opened_word)[on] == 0).sum()))
+                       int(on.sum()), first, float(on.mean()), first / max(1, int(on.sum())))
 
 
 def measured_survivors(survivors, head_effect, sink_effect, sentence, harmful_at: float) -> tuple[int, int, int, int, float]:
@@ -477,7 +501,7 @@ def _share(flags, unit, rs: Resampler) -> tuple[float, float, float]:
 
 def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: dict, test: list[int],
               resampler: Resampler, threshold: float, excluded: dict[str, np.ndarray], every: dict[str, int],
-              tie_tolerance: float) -> GroundTruth:
+              tie_tolerance: float, alt_rows: dict[str, Displayed], alt_table: dict) -> GroundTruth:
     """The statistics of the held-out rows. What reads the ablation reads its sample's rows,
     resampled over the sample's own held-out sentences (value zeroing: its own sample's)."""
     from scipy import stats as sps   # here: importing it costs a warm build 0.6 s it never uses
@@ -548,7 +572,7 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
                                   *rs.spearman(x, y, u),
                                   auc, *(rs.auc(x, flags, u) if both else (np.nan, np.nan)))
 
-    idle = {}
+    idle, weighted_rows = {}, {}
     for lens in LENSES[1:]:
         d, c = rows[lens], table[lens]
         surv, surv_s = d.sink[m] > threshold, d.sink[ms] > threshold
@@ -556,7 +580,7 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
         rs_, ro_ = _median(ratio[surv], unit[surv], resampler), _median(ratio[~surv], unit[~surv], resampler)
         # The effect-weighted rule (chosen after seeing the reader's numbers): the strongest
         # arrow, each head's score times its bound ratio for the word.
-        weighted = displayed(corpus, lens, excluded[lens], tie_tolerance, weights=t.ratios)
+        weighted = weighted_rows[lens] = displayed(corpus, lens, excluded[lens], tie_tolerance, weights=t.ratios)
         wm_ = weighted.where(test)
         idle[lens] = IdleHeads(
             lens, int(surv.sum()), *rs_, *ro_, *_median(effect[surv_s], u_s[surv_s], rs_s),
@@ -568,6 +592,9 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
 
     bound, effect = table["alpha"]["bound_ratio"][ms], table["alpha"]["head_effect"][ms]
     lo, hi = rs_s.spearman(bound, effect, u_s)
+    harmful_rows = harmful_profile(a.word[ms], a.layer[ms], a.head[ms], harmful[ms], a.word, a.layer, a.head)
+    _margins(corpus, rows, alt_rows, table, alt_table, m, ms, threshold, harmful_at, ablation, fixes, tracking, idle,
+             weighted_rows, harmful_rows)
     return GroundTruth(
         harmful_threshold=harmful_at, n_threshold_rows=int(sampled.sum()), ablation_every=every["ablation"],
         n_ablation_sentences=len(t.ablation),
@@ -575,8 +602,74 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
         ablation=ablation, fixes=fixes, tracking=tracking, idle=idle,
         bound_effect_spearman=float(sps.spearmanr(bound, effect).statistic),
         bound_effect_spearman_lo=lo, bound_effect_spearman_hi=hi,
-        harmful_rows=harmful_profile(a.word[ms], a.layer[ms], a.head[ms], harmful[ms], a.word, a.layer, a.head),
+        harmful_rows=harmful_rows,
     )
+
+
+def _margins(corpus: Corpus, rows: dict[str, Displayed], alt_rows: dict[str, Displayed], table: dict, alt_table: dict,
+             m: np.ndarray, ms: np.ndarray, threshold: float, harmful_at: float, ablation: dict, fixes: dict,
+             tracking: dict, idle: dict, weighted_rows: dict, harmful_rows: "HarmfulRows") -> None:
+    """Every count above, with its margin (picks.py): the nearest row to its threshold, and
+    the rows whose alternative head (`alt_rows`, measured where its margin is below
+    picks.SEARCHED_BELOW; unmeasured alternatives count as turning) would count otherwise."""
+    a = rows["alpha"]
+    count = lambda values, alt, margin, cut: picks.count_margin(values, cut, alt, margin)
+    # harmful: a row's sink effect above the median head effect, on the lens's head
+    hurt_margin = lambda lens, sel: count(table[lens]["sink_effect"][sel], alt_table[lens]["sink_effect"][sel],
+                                          rows[lens].margin[sel], harmful_at)
+    for lens, st in ablation.items():
+        n = st.n_rows
+        st.margins = {**picks.family("above_50", count(table[lens]["ablation_share"][ms], alt_table[lens]["ablation_share"][ms],
+                                                       rows[lens].margin[ms], threshold), n),
+                      **picks.family("harmful", hurt_margin(lens, ms), n)}
+    for fix, st in fixes.items():
+        c, alt = table[fix], alt_table[fix]
+        have = ~np.isnan(c["sink_share"])
+        mm = m & have
+        above = count(c["sink_share"][have], alt["sink_share"][have], a.margin[have], threshold)
+        other = count(c["sink_share_other"][have], alt["sink_share_other"][have], a.margin[have], threshold)
+        st.margins = {"rows_above": (above, 1.0), "adopted": (picks.verdict_margin(st.rows_above, 0, above), 1.0),
+                      "rows_above_other": (other, 1.0),
+                      "adopted_other": (picks.verdict_margin(st.rows_above_other, 0, other), 1.0),
+                      **{f"above_50_share{x}": (count(c["sink_share"][mm], alt["sink_share"][mm], a.margin[mm], threshold),
+                                                1.0 / max(1, st.n_rows)) for x in ("", "_lo", "_hi")}}
+        if "strongest_sink_share" in c:   # the strongest layer's own pick turns too
+            strongest = count(c["strongest_sink_share"], c["strongest_alt_sink_share"], c["strongest_margin"], threshold)
+            strongest = min(strongest, count(c["strongest_sink_share"], alt["strongest_sink_share"], a.margin, threshold))
+            st.margins |= {"strongest_rows_above": (strongest, 1.0),
+                           "strongest_adopted": (picks.verdict_margin(st.strongest_rows_above, 0, strongest), 1.0)}
+    harmful_alpha = hurt_margin("alpha", ms)
+    for lens, st in tracking.items():
+        step = 1.0 / max(1, st.n_harmful)   # one harmful row more or less moves the AUC by up to this
+        st.margins = {"n_harmful": (harmful_alpha, 1.0), **{f"auc{x}": (harmful_alpha, step) for x in ("", "_lo", "_hi")}}
+    for lens, st in idle.items():
+        d, alt = rows[lens], alt_rows[lens]
+        surv = count(d.sink[m], alt.sink[m], d.margin[m], threshold)
+        surv_s = count(d.sink[ms], alt.sink[ms], d.margin[ms], threshold)
+        on_survivors = min(surv_s, hurt_margin(lens, ms),
+                           count(table[lens]["head_effect"][ms], alt_table[lens]["head_effect"][ms], d.margin[ms], harmful_at))
+        w = weighted_rows[lens]
+        weighted = count(w.sink, w.alternative(corpus, lens).sink, w.margin, threshold)
+        # idle: the survivors' median bound ratio below 1, its interval below the others'
+        decided = min(surv, picks.threshold_margin([st.median_ratio_survivors], 1.0),
+                      picks.comparison_margin([st.median_ratio_survivors_hi], [st.median_ratio_others_lo]))
+        st.margins = {"n_survivors": (surv, 1.0), "idle": (decided, 1.0),
+                      **{k: (surv_s, 1.0) for k in ("n_survivors_measured", "n_survivor_sentences_measured")},
+                      **{k: (on_survivors, 1.0) for k in ("survivors_above_threshold", "survivors_harmful")},
+                      "weighted_rows_above": (weighted, 1.0),
+                      "weighted_adopted": (picks.verdict_margin(st.weighted_rows_above, 0, weighted), 1.0)}
+    if harmful_rows.top_head is not None:
+        flagged = a.margin[ms][(table["alpha"]["sink_effect"] > harmful_at)[ms]]
+        on_harmful = min(harmful_alpha, float(flagged.min()) if flagged.size else picks.NO_MARGIN)
+        l, h = (int(x) for x in harmful_rows.top_head[1:].split("H"))
+        opened = picks.flips_margin((a.layer == l) & (a.head == h), (alt_rows["alpha"].layer == l) & (alt_rows["alpha"].head == h),
+                                    a.margin)
+        harmful_rows.margins = {**{k: (on_harmful, 1.0) for k in ("n_rows", "first_word", "top_head_rows")},
+                                "top_head": (on_harmful, picks.NO_MARGIN),
+                                **{k: (min(on_harmful, opened), 1.0) for k in ("top_head_opened", "top_head_opened_first_word")},
+                                "top_head_opened_share": (min(on_harmful, opened), 1.0 / len(a.layer)),
+                                "top_head_opened_first_word_share": (min(on_harmful, opened),
+                                                                     1.0 / max(1, harmful_rows.top_head_opened))}
 
 
 def no_nan(obj):
@@ -604,11 +697,13 @@ def measure(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, study, key
             resampler: Resampler) -> TruthRun:
     """The reference over the corpus, and its statistics (`TruthRun.results`)."""
     ablation, zeroing = study.ablation_sample(key), study.zeroing_sample(key)
-    t = run_reference(ckpt, corpus, rows, inputs, ablation, zeroing)
+    alt = {lens: d.alternative(corpus, lens) for lens, d in rows.items()}
+    t = run_reference(ckpt, corpus, rows, inputs, ablation, zeroing, alt)
     table = t.table = row_table(corpus, rows, t)
     t.results = no_nan(summarize(corpus, rows, t, table, study.halves["test"], resampler, study.stop_rule.threshold,
                                  excluded, {"ablation": study.ablation_every.get(key, 1),
-                                            "zeroing": study.value_zeroing_every.get(key, 1)}, study.tie_tolerance))
+                                            "zeroing": study.value_zeroing_every.get(key, 1)}, study.tie_tolerance,
+                                 alt, row_table(corpus, alt, t)))
     return t
 
 

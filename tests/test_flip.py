@@ -217,13 +217,10 @@ def _measured(pairs: list[FlipPair], follow: list[bool]) -> flip._Measured:
     shift = np.where(np.array(follow)[:, None], 1.0, -1.0) * np.ones((len(pairs), 2))
     lens = lambda x: {name: x for name in flip.LENSES}
     closer = np.array([p.referents for p in pairs])
-    return flip._Measured(pairs, lens(win_a), lens(win_b), lens(shift), closer, np.ones((len(pairs), 2), bool))
+    far = np.ones(win_a.shape)   # every decision far from turning
+    return flip._Measured(pairs, lens(win_a), lens(win_b), lens(shift), closer, np.ones((len(pairs), 2), bool),
+                          lens(far), lens(far), np.ones(len(pairs)))
 
-
-def _taker(m: flip._Measured):
-    """idx -> the pairs of `m` at idx, as measure_pairs hands them to its sets."""
-    return lambda idx: flip._Measured([m.pairs[i] for i in idx], *({k: v[idx] for k, v in x.items()}
-                                      for x in (m.win_a, m.win_b, m.shift)), m.closer[idx], m.agrees[idx])
 
 
 MIRROR = FlipPair(("The tile was broken by the hammer because it was brittle.",
@@ -236,7 +233,7 @@ def test_each_order_is_analysed_apart():
     the order the nouns are named in, not the referent): half and half together."""
     pairs = [PAIR, PAIR, MIRROR, MIRROR]
     m = _measured(pairs, [True, True, False, False])
-    take = _taker(m)
+    take = m.take
     s = flip._with_orders(take, np.arange(4), 1, BOOT, HEADS, keep_pairs=True)
     assert s.n_pairs == 4 and s.referent_a_named_first == 2 and len(s.lenses["alpha"].pairs) == 4
     assert s.lenses["alpha"].toward_share == 0.5 and s.lenses["alpha"].heads.follows == [2]
@@ -255,7 +252,7 @@ def test_heads_passing_in_every_order_are_listed():
     """A head that follows in every pair passes as written, mirrored, and in both."""
     pairs = [PAIR] * 8 + [MIRROR] * 8
     m = _measured(pairs, [True] * 16)
-    take = _taker(m)
+    take = m.take
     h = flip._with_orders(take, np.arange(16), 1, BOOT, HEADS, keep_pairs=False).lenses["alpha"].heads
     assert h.significant == h.significant_in_every_order == ["L1H0"] and h.n_significant_in_every_order == 1
 

@@ -77,14 +77,14 @@ def small_study(rule: StopRule, anchors=()) -> Study:
 
 
 def test_the_stop_rule_as_written():
-    d = Displayed(*(np.zeros(4) for _ in range(11)))
+    d = Displayed(*(np.zeros(4) for _ in range(16)))
     rows = {lens: dataclasses.replace(d, sink=np.array(sink)) for lens, sink in
             {"alpha": [0.9, 0.9, 0.9, 0.9], "value_norm": [0.2, 0.5, 0.4, 0.1], "output_norm": [0.6, 0.51, 0.1, 0.2]}.items()}
-    verdicts = measure.verdicts(rows, small_study(StopRule(("value_norm", "output_norm"), 0.5, 0)))
+    verdicts = measure.verdicts(rows, rows, small_study(StopRule(("value_norm", "output_norm"), 0.5, 0)))
     assert [(v.lens, v.rows_above, v.n_rows, v.adopted) for v in verdicts] == [
         ("value_norm", 0, 4, True),        # 0.5 is not above 0.5
         ("output_norm", 2, 4, False)]
-    lenient = measure.verdicts(rows, small_study(StopRule(("output_norm",), 0.5, 2)))
+    lenient = measure.verdicts(rows, rows, small_study(StopRule(("output_norm",), 0.5, 2)))
     assert lenient[0].adopted
 
 

@@ -15,7 +15,7 @@ from model.instrument import LENSES
 def test_row_stats_on_paper():
     where = [(3, "a"), (3, "b"), (7, "c"), (7, "d")]
     s = stats.row_stats(np.array([0.1, 0.6, 0.95, 0.3]), np.array([0.0, 0.6, 0.1, 0.2]), np.array([False, True, False, True]),
-                        np.array([0, 0, 1, 1]), where.__getitem__, 2, None)
+                        np.array([0, 0, 1, 1]), where.__getitem__, 2, None, 0.0)
     assert (s.n_sentences, s.n_rows) == (2, 4)
     assert s.median_sink == pytest.approx(0.45)
     assert (s.worst_sink, s.worst_sentence, s.worst_word) == (0.95, 7, "c")
@@ -26,12 +26,29 @@ def test_row_stats_on_paper():
     # The spread, interpolated between sorted rows .1 .3 .6 .95 (positions 0.75, 2.25, 2.7):
     assert (s.q25_sink, s.q75_sink, s.p90_sink) == pytest.approx((0.25, 0.6875, 0.845))
     assert s.median_sink_lo is None                       # no resampler, no interval
+    # Margins (model/picks.py): the nearest row to each threshold, the worst row's lead
+    assert s.margins["above_50"] == (pytest.approx(0.1 / 0.5), 1.0)
+    assert s.margins["above_50_share"] == (pytest.approx(0.1 / 0.5), 0.25)
+    assert s.margins["above_90"][0] == pytest.approx(0.05 / 0.9)
+    assert s.margins["worst_word"][0] == pytest.approx((0.95 - 0.6) / 0.95)
+
+
+def test_the_worst_row_is_the_first_among_near_ties():
+    where = [(3, "a"), (3, "b"), (7, "c")]
+    s = stats.row_stats(np.array([0.9, 0.95, 0.94995]), np.zeros(3), np.zeros(3, bool), np.array([0, 0, 1]),
+                        where.__getitem__, 2, None, 1e-4)
+    assert s.worst_word == "b"                            # 0.94995 ties 0.95 but comes later
+    s = stats.row_stats(np.array([0.9, 0.94995, 0.95]), np.zeros(3), np.zeros(3, bool), np.array([0, 0, 1]),
+                        where.__getitem__, 2, None, 1e-4)
+    assert s.worst_word == "b"                            # ... and wins when it comes first
+    # 5e-5 from leaving the band (0.94995 - (0.95 - 1e-4)), and 0.95 as far from rising past it
+    assert s.margins["worst_word"][0] == pytest.approx(5e-5 / 0.95, rel=1e-6)
 
 
 def test_row_stats_intervals_over_identical_sentences_have_no_width():
     sink, punct = np.tile([0.1, 0.6], 3), np.tile([0.2, 0.0], 3)
     s = stats.row_stats(sink, punct, np.tile([False, True], 3), np.repeat([0, 1, 2], 2), lambda r: (0, "w"), 3,
-                        Resampler(3, 200, 0, 0.95))
+                        Resampler(3, 200, 0, 0.95), 0.0)
     assert (s.median_sink_lo, s.median_sink_hi) == (0.35, 0.35)
     assert (s.worst_sink_lo, s.worst_sink_hi) == (0.6, 0.6)
     assert (s.above_50_share_lo, s.above_50_share_hi) == (0.5, 0.5)
@@ -78,7 +95,7 @@ def test_head_ratios_are_medians_over_sentences():
 
 def test_per_layer_is_every_head_for_every_shown_word():
     corpus = hand_corpus(hand_sentence(["a", "b", ",", "d"], SINGLE, attending(TWO_AWAY, TWO_AWAY, layers=2)))
-    out = stats.per_layer(corpus, 2, [0])
+    out = stats.per_layer(corpus, 2, [0], 0.0)
     assert [(x.layer, x.lens) for x in out] == [(l, lens) for l in range(2) for lens in LENSES]
     assert all(x.stats.n_rows == 3 * 2 for x in out)     # 3 shown words x 2 heads
     assert out[0].stats.median_sink == pytest.approx(0.3)
@@ -97,7 +114,8 @@ def summaries(cls_norm: float):
     # one sentence and one head: the corpus-wide median [CLS] ratio is this head's own
     global_pred = {lens: measure.predicted_sink(corpus, rows[lens], lens, float(stats.ratio_of(corpus.acts[0], lens, "cls")[0, 0]))
                    for lens in LENSES[1:]}
-    return stats.summaries(corpus, rows, same, predicted, global_pred, [0], Resampler(1, 20, 0, 0.95), 1)
+    world = stats.World(rows, same, predicted, global_pred)
+    return stats.summaries(corpus, world, world, [0], Resampler(1, 20, 0, 0.95), 1, 0.0)
 
 
 def test_summaries_worse_rows_and_same_heads():
@@ -130,7 +148,8 @@ def test_summaries_explain_the_rows_that_stay_above_half():
 def test_near_ties_count_the_rows_whose_gap_is_under_the_tolerance():
     from model.corpus import Displayed
 
-    d = Displayed(*(np.zeros(5) for _ in range(10)), gap=np.array([0.0, 5e-5, 5e-4, 2e-3, 0.5]))
+    d = Displayed(*(np.zeros(5) for _ in range(10)), gap=np.array([0.0, 5e-5, 5e-4, 2e-3, 0.5]),
+                  **{f: np.ones(5) for f in ("margin", "alt_layer", "alt_head", "top_margin", "second_word")})
     nt = stats.near_ties(d, 1e-3)
     assert (nt.n_rows, nt.below_tolerance, nt.below_tenth) == (5, 3, 2)
     assert nt.below_tolerance_share == pytest.approx(0.6) and nt.below_tenth_share == pytest.approx(0.4)
@@ -158,4 +177,5 @@ def test_longest_layers_per_ratio():
     ratios = [_ratio("cls", "v", None, 5.0),                                # over all layers: not a layer
               _ratio("cls", "v", 0, 0.2), _ratio("cls", "v", 1, 0.4), _ratio("cls", "v", 2, 0.4),
               _ratio("sep", "f", 0, 1.1), _ratio("sep", "f", 1, 0.3)]
-    assert stats.longest_layers(ratios) == {"cls_v": {"layer": 1, "median": 0.4}, "sep_f": {"layer": 0, "median": 1.1}}
+    longest = stats.longest_layers(ratios, 0.0)
+    assert {k: (v["layer"], v["median"]) for k, v in longest.items()} == {"cls_v": (1, 0.4), "sep_f": (0, 1.1)}

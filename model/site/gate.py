@@ -141,6 +141,15 @@ class Drift:
 
 
 @dataclass
+class Fragile:
+    """A cited number decided by a pick too near a tie: another machine's rounding could turn it."""
+    key: str
+    margin: float
+    floor: float
+    pages: list[str]
+
+
+@dataclass
 class Report:
     results: dict
     results_key: str
@@ -158,11 +167,12 @@ class Report:
     unlocked: list[str] = field(default_factory=list)
     uncited: list[str] = field(default_factory=list)
     failed_claims: list[Claim] = field(default_factory=list)
+    fragile: list[Fragile] = field(default_factory=list)
     provenance_changes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not (self.drifts or self.unlocked or self.uncited or self.failed_claims)
+        return not (self.drifts or self.unlocked or self.uncited or self.failed_claims or self.fragile)
 
     def pages_with_drift(self) -> dict[str, list[Drift]]:
         out: dict[str, list[Drift]] = {}
@@ -208,6 +218,7 @@ class Report:
         if self.failed_claims:
             lines.append(f"{len(self.failed_claims)} claim(s) no longer hold:")
             lines += [f"  {c.page}:{c.line}: {c.expr}{c.reads_text()}" for c in self.failed_claims]
+        lines += fragile_text(self.fragile)
         if self.drifts or self.unlocked or self.uncited:
             lines.append("If the new values are right, run `make accept` and commit the lock with the reason.")
         return "\n".join(lines)
@@ -302,14 +313,35 @@ def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: 
     return render
 
 
+def fragile_text(fragile: list[Fragile]) -> list[str]:
+    if not fragile:
+        return []
+    lines = [f"{len(fragile)} published number(s) rest on a pick too near a tie for every machine to agree "
+             f"(margin below the floor, study.yml picks.margin_floor):"]
+    lines += [f"  {f.key}: margin {f.margin:.2g} < {f.floor:g}; cited by {', '.join(f.pages)}" for f in fragile[:30]]
+    if len(fragile) > 30:
+        lines.append(f"  ... and {len(fragile) - 30} more")
+    lines.append("  Give the pick a tie rule that rounding cannot flip (model/picks.py), or, for a figure that is "
+                 "rounding noise, cite it with an explicit tolerance (~TOL).")
+    return lines
+
+
 def _compare(report: Report, rendered, fresh_numbers: dict, locked: lock.Lock) -> None:
     tightest: dict[str, float] = {}
+    explicit: set[str] = set()   # cited with ~TOL somewhere: the author declared it noise
     for out in rendered:
         for c in out.citations:
             report.cited.setdefault(c.key, set()).add(c.page)
             tol = numbers.tolerance(c.fmt, fresh_numbers[c.key])
             tightest[c.key] = min(tol, tightest.get(c.key, tol))
+            if numbers.parse_format(c.fmt)[2] is not None:
+                explicit.add(c.key)
         report.failed_claims += [c for c in out.claims if not c.holds]
+    floor = report.results.get("picks", {}).get("margin_floor", 0.0)
+    for key in sorted(set(report.cited) - explicit):
+        found = fresh_numbers.margin(key) if floor else None
+        if found is not None and found[0] < floor and found[1] > tightest[key]:
+            report.fragile.append(Fragile(key, found[0], floor, sorted(report.cited[key])))
     report.fresh = {k: lock.Locked(fresh_numbers[k], tightest[k]) for k in sorted(tightest)}
     for key in sorted(report.cited):
         if key not in locked.numbers:
@@ -327,10 +359,12 @@ class Accepted:
     not hold (the lock cannot fix those: `make accept` exits non-zero on them)."""
     diff: list[str]
     failed_claims: list[Claim]
+    fragile: list[Fragile] = field(default_factory=list)
 
     @property
     def text(self) -> str:
         lines = list(self.diff)
+        lines += fragile_text(self.fragile)
         if self.failed_claims:
             lines.append(f"{len(self.failed_claims)} claim(s) do not hold (the lock cannot fix these; "
                          "fix the prose or the cause):")
@@ -338,14 +372,29 @@ class Accepted:
         return "\n".join(lines) if lines else "no change"
 
 
+# A number that moved by less than this share of its tolerance keeps its locked value: that
+# is rounding noise (another CPU: ~1e-7 relative). One that moved more is rewritten, so the
+# lock stays what today's code computes and never drifts toward the edge of its tolerance,
+# where the next machine's rounding would tip it over.
+NOISE_SHARE = 0.1
+
+
+def _keeps(old: lock.Locked, new: lock.Locked) -> bool:
+    """Does the lock keep `old` for a number whose fresh entry is `new`?"""
+    if old.tolerance != new.tolerance or lock.moved(old, new.value):
+        return False
+    if isinstance(old.value, (str, bool)) or isinstance(new.value, (str, bool)):
+        return True   # not moved: the same text, the same yes or no
+    return abs(float(new.value) - float(old.value)) <= NOISE_SHARE * old.tolerance
+
+
 def accept(settings: Settings) -> Accepted:
-    """Rewrite the lock from fresh results. A number that has not moved beyond its
-    tolerance keeps its recorded value, so the lock changes only where something did
-    (a CPU's float noise is not a change). Claims that fail are reported, not fixed."""
+    """Rewrite the lock from fresh results. A number that moved by less than NOISE_SHARE of
+    its tolerance keeps its recorded value (a CPU's float noise is not a change); every
+    other change is written, and listed. Claims that fail are reported, not fixed."""
     report = run(settings, with_charts=False)
     old = lock.read(settings.lock).numbers
-    new = {k: old[k] if k in old and old[k].tolerance == v.tolerance and not lock.moved(old[k], v.value) else v
-           for k, v in report.fresh.items()}
+    new = {k: old[k] if k in old and _keeps(old[k], v) else v for k, v in report.fresh.items()}
     diff = []
     for key in sorted(set(old) | set(new)):
         if key not in new:
@@ -354,5 +403,10 @@ def accept(settings: Settings) -> Accepted:
             diff.append(f"+ {key}: {new[key].value!r} (tolerance {new[key].tolerance:g})")
         elif old[key] != new[key]:
             diff.append(f"~ {key}: {old[key].value!r} -> {new[key].value!r} (tolerance {new[key].tolerance:g})")
+    within = [k for k in sorted(set(old) & set(new)) if old[k] != new[k] and not lock.moved(old[k], new[k].value)]
+    noise = [k for k in sorted(set(old) & set(report.fresh)) if old[k] == new[k] and old[k].value != report.fresh[k].value]
+    if within or noise:
+        diff.append(f"{len(within)} number(s) moved within their tolerance by more than {NOISE_SHARE:g} of it "
+                    f"and were rewritten (~ above); {len(noise)} moved by less (rounding noise) and kept their locked value")
     lock.write(settings.lock, new, report.results["provenance"])
-    return Accepted(diff, report.failed_claims)
+    return Accepted(diff, report.failed_claims, report.fragile)

@@ -10,7 +10,7 @@ printed value could change: the lock's default tolerance is half the last printe
 """
 from __future__ import annotations
 
-from .. import stats
+from .. import picks, stats
 from ..errors import UserError
 
 import difflib
@@ -38,10 +38,35 @@ class Numbers(dict):
                    "ablation_share_without_word", "sink_share_other", "self_share", "strongest_layer",
                    "strongest_sink_share")
 
-    def __init__(self, values: dict, results: dict):
+    def __init__(self, values: dict, results: dict, margins: dict | None = None):
         super().__init__(values)
         self._results = results
         self._rows: dict[str, dict[tuple[int, int], int]] = {}
+        self.margins: dict[str, tuple[float, float]] = margins or {}   # key -> (margin, step) (model/picks.py)
+
+    def margin(self, key: str) -> tuple[float, float] | None:
+        """How near the decision behind `key` came to turning, relative (model/picks.py), and
+        how far the value moves if it does: the smallest of the key's own margin, its row's
+        (a displayed row's head choice, and its top word) and its model's shared margin
+        (`l6.*`: the positional heads). None if no decision is behind it."""
+        found = [self.margins.get(key), self.margins.get(key.split(".", 1)[0] + ".*")]
+        m = self._ROW.match(key)
+        if m and m.group(1) in self._results["models"]:
+            r = self._row_index(m.group(1), int(m.group(2)), int(m.group(3)))
+            rows = self._results["models"][m.group(1)]["rows"]
+            if r is not None and m.group(4) in rows and "head_margin" in rows[m.group(4)]:
+                lens = rows[m.group(4)]
+                found.append((_inf(lens["head_margin"][r]), float("inf")))
+                if m.group(5) == "top_word":
+                    found.append((_inf(lens["top_margin"][r]), float("inf")))
+        found = [f for f in found if f is not None and f[0] is not None]
+        return min(found, key=lambda f: f[0]) if found else None
+
+    def _row_index(self, model: str, s: int, w: int) -> int | None:
+        rows = self._results["models"][model]["rows"]
+        if model not in self._rows:
+            self._rows[model] = {(a, b): r for r, (a, b) in enumerate(zip(rows["sentence"], rows["word_index"]))}
+        return self._rows[model].get((s, w))
 
     def _row(self, key: str) -> Any:
         m = self._ROW.match(key)
@@ -49,9 +74,7 @@ class Numbers(dict):
             return _MISSING
         model, s, w, lens, name = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5)
         rows = self._results["models"][model]["rows"]
-        if model not in self._rows:
-            self._rows[model] = {(a, b): r for r, (a, b) in enumerate(zip(rows["sentence"], rows["word_index"]))}
-        r = self._rows[model].get((s, w))
+        r = self._row_index(model, s, w)
         if r is None or lens not in rows or (name != "word" and name not in rows[lens]):
             return _MISSING
         return rows["word"][r] if name == "word" else rows[lens][name][r]
@@ -69,15 +92,32 @@ class Numbers(dict):
 _MISSING = object()
 
 
+def _inf(margin: float | None) -> float:
+    """A margin as stored (None: nothing could turn it; JSON has no infinity) -> a float."""
+    return float("inf") if margin is None else float(margin)
+
+
+class _Keys(dict):
+    """The flat namespace being built, with the margins of its keys beside it."""
+
+    def __init__(self, values: dict):
+        super().__init__(values)
+        self.margins: dict[str, tuple[float, float]] = {}
+
+    def margin(self, key: str, margin_step) -> None:
+        margin, step = margin_step
+        self.margins[key] = (_inf(margin), _inf(step))
+
+
 def flatten(results: dict) -> Numbers:
-    out: dict[str, Any] = {
+    out = _Keys({
         "n_sentences": len(results["sentences"]),
         "n_models": len(results["models"]),
         "stop_rule.threshold": results["stop_rule"]["threshold"],
         "stop_rule.max_rows_above": results["stop_rule"]["max_rows_above"],
         "positional_threshold": results["positional_threshold"],
         "tie_tolerance": results["tie_tolerance"],
-    }
+    })
     _put(out, "bootstrap", results["bootstrap"])
     out["runtime.tolerance"] = results["runtime"]["tolerance"]
     _put(out, "corpus", results["corpus"])
@@ -92,18 +132,36 @@ def flatten(results: dict) -> Numbers:
     for i, text in enumerate(results["sentences"]):
         out[f"sentence.{i}"] = text
     for k, m in results["models"].items():
-        _model(out, k, m, results["sentences"])
-    return Numbers(out, results)
+        _model(out, k, m, results["sentences"], results.get("picks", {}).get("tie_tolerance", 0.0))
+    return Numbers(out, results, out.margins)
 
 
-def _put(out: dict, prefix: str, values: dict) -> None:
+def _put(out: _Keys, prefix: str, values: dict) -> None:
+    """Every scalar of `values` as `prefix.name`, and its margin where `values` has one."""
     for name, v in values.items():
         if isinstance(v, (bool, int, float, str)) and v is not None:
             out[f"{prefix}.{name}"] = v
+    for name, margin_step in (values.get("margins") or {}).items():
+        if name != "per_head":
+            _note(out, f"{prefix}.{name}", margin_step)
 
 
-def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
+def _step(margin_step, step: float):
+    """The same margin, for a key that moves by `step` when the decision turns."""
+    return None if margin_step is None else (margin_step[0], step)
+
+
+def _note(out: dict, key: str, margin_step) -> None:
+    """Record a key's (margin, step) where the namespace keeps margins (flatten's own does;
+    a hand-made dict, in a test, does not)."""
+    if isinstance(out, _Keys) and margin_step is not None:
+        out.margin(key, margin_step)
+
+
+def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: float) -> None:
     L, nh = m["n_layers"], m["n_heads"]
+    for name, margin_step in (m.get("margins") or {}).items():   # "*": every key of the model
+        _note(out, f"{k}.{name}", margin_step)
     _put(out, k, {"n_layers": L, "n_heads": nh, "n_heads_total": L * nh, "n_sentences": m["n_sentences"],
                   "model": m["model"], "adopted": m["adopted"], "sha256": m["sha256"], "source": m["source"],
                   "tokens_per_word": m["tokens_per_word"], "checkpoint": m["checkpoint"], "package": m["package"],
@@ -116,12 +174,16 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
         _put(out, p, {key: v for key, v in s.items() if key not in ("stats", "layer_picks", "above_50_heads", "worst")})
         _put(out, f"{p}.worst", s["worst"])
         out[f"{p}.worst_sentence_text"] = sentences[s["stats"]["worst_sentence"]]
+        _note(out, f"{p}.worst_sentence_text", getattr(out, "margins", {}).get(f"{p}.worst_sentence"))
         out[f"{p}.n_positional"] = len(m["positional_heads"][lens])
         held_out = m["positional_heads_held_out"][lens]
         out[f"{p}.n_positional_held_out"] = len(held_out)
         out[f"{p}.positional_same_either_half"] = sorted(held_out) == sorted(m["positional_heads"][lens])
+        total = max(1, sum(s["layer_picks"]))
         for layer, n in enumerate(s["layer_picks"]):
             out[f"{p}.picks.layer{layer}"] = n
+            out[f"{p}.picks.layer{layer}_share"] = n / total
+            _note(out, f"{p}.picks.layer{layer}_share", _step(getattr(out, "margins", {}).get(f"{p}.picks.layer{layer}"), 1.0 / total))
         for name in ("heavy", "punct", "sink"):  # the heads holding most rows above 90 % sink, above half punctuation, above half sink
             for i, (layer, head, n) in enumerate(s[f"{name}_heads"][:3]):
                 _put(out, f"{p}.{name}_head{i}", {"layer": layer, "head": head, "rows": n})
@@ -143,12 +205,17 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
     # Heads that hardly discount [CLS], and where each ratio is largest (model/stats.py)
     long_cls = stats.long_heads(m["head_ratios"]["cls_v"], m["ratios"])
     out[f"{k}.heads_cls_long"] = long_cls["heads"]
+    _note(out, f"{k}.heads_cls_long", (long_cls["margins"]["heads"], 1.0))
     for layer, n in enumerate(long_cls["per_layer"]):
         out[f"{k}.layer{layer}.heads_cls_long"] = n
+        _note(out, f"{k}.layer{layer}.heads_cls_long", (long_cls["margins"]["per_layer"][layer], 1.0))
     for i, x in enumerate(long_cls["layers"]):
         _put(out, f"{k}.heads_cls_long_layer{i}", x)
-    for name, x in stats.longest_layers(m["ratios"]).items():
+        for name in ("layer", "heads"):
+            _note(out, f"{k}.heads_cls_long_layer{i}.{name}", (long_cls["margins"]["layers"], float("inf")))
+    for name, x in stats.longest_layers(m["ratios"], tie_tolerance).items():
         _put(out, f"{k}.ratio.{name}.longest_layer", x)
+        _note(out, f"{k}.ratio.{name}.longest_layer.layer", (x["margin"], float("inf")))
     for lens, nt in m["near_ties"].items():
         _put(out, f"{k}.{lens}.near_ties", nt)
     for v in m["sensitivity"]:
@@ -157,18 +224,26 @@ def _model(out: dict, k: str, m: dict, sentences: list[str]) -> None:
                                                  "survivors_cls_above_half")})
         if v["choice"] in ("positional_threshold", "tie_tolerance"):  # the alternative's value, as a number
             out[f"{p}.value"] = float(v["value"])
+        for name, margin_step in (v.get("margins") or {}).items():
+            _note(out, f"{p}.{name}", margin_step)
         if v["heads"]:                                                # one head for every word: which
             out[f"{p}.layer"], out[f"{p}.head"] = v["heads"]
-        for field in ("median_sink", "above_50_share", "rows_above"):
+        for field in ("median_sink", "above_50_share", "rows_above", "rows_above_share"):
             for lens, x in v[field].items():
                 out[f"{p}.{lens}.{field}"] = x
     for v in m["verdicts"]:
         _put(out, f"{k}.verdict.{v['lens']}", {"rows_above": v["rows_above"], "n_rows": v["n_rows"],
-                                               "share_above": v["rows_above"] / v["n_rows"], "adopted": v["adopted"]})
+                                               "share_above": v["rows_above"] / v["n_rows"], "adopted": v["adopted"],
+                                               "margins": {"rows_above": (v.get("margin"), 1.0),
+                                                           "share_above": (v.get("margin"), 1.0 / v["n_rows"]),
+                                                           "adopted": (picks.verdict_margin(
+                                                               v["rows_above"], v["max_rows_above"],
+                                                               _inf(v.get("margin"))), 1.0)}})
     for i, a in enumerate(m["anchors"]):
-        _put(out, f"{k}.anchor{i}", a)
+        _put(out, f"{k}.anchor{i}", a | {"margins": {f: (a.get("margin"), float("inf")) for f in ("layer", "head")}})
     for ex in m["examples"]:
-        _put(out, f"{k}.example.{ex['name']}", ex)
+        fields = ("sentence", "word_index", "word", "layer", "head")
+        _put(out, f"{k}.example.{ex['name']}", ex | {"margins": {f: (ex.get("margin"), float("inf")) for f in fields}})
     if m["checks"]:
         _put(out, f"{k}.check", m["checks"])
     _put(out, f"{k}.rollout", m["rollout"])
@@ -235,6 +310,8 @@ def _flip_set(out: dict, p: str, s: dict) -> None:
             for i, (layer, head) in enumerate(zip(h["layer"], h["head"])):
                 for name in HEAD_FIELDS:
                     out[f"{p}.{lens}.head.L{layer}H{head}.{name}"] = h[name][i]
+                    per_head = (h.get("margins") or {}).get("per_head")
+                    _note(out, f"{p}.{lens}.head.L{layer}H{head}.{name}", (per_head[i], 1.0) if per_head else None)
         for i, pair in enumerate(fl["pairs"]):
             _put(out, f"{p}.{lens}.pair{i}", pair)
     pairs = s["lenses"]["alpha"]["pairs"] if s["lenses"] else []

@@ -145,7 +145,9 @@ def per_layer(r, model: str) -> str:
 
 def layer_picks(r, model: str) -> str:
     L = r.numbers[f"{model}.n_layers"]
-    rows = [[LENS_LABELS[l]] + [r.cite(f"{model}.{l}.picks.layer{i}", "int") for i in range(L)] for l in LENSES]
+    # Shares of the rows: a row whose head choice is a near-tie between two layers moves a
+    # count by one on a machine that rounds the other way, not a share by a printed digit.
+    rows = [[LENS_LABELS[l]] + [r.cite(f"{model}.{l}.picks.layer{i}_share", "pct:1") for i in range(L)] for l in LENSES]
     return md_table(["Lens"] + [f"layer {i}" for i in range(L)], rows)
 
 
@@ -244,7 +246,9 @@ def checks(r, model: str) -> str:
         ["Reference vs oracle, attention (max abs)", r.cite(f"{p}.oracle_max_abs_alpha", NOISE)],
         ["Reference vs oracle, last hidden state (max abs)", r.cite(f"{p}.oracle_max_abs_hidden", NOISE)],
         ["Reference vs oracle, displayed sink shares (max abs)", r.cite(f"{p}.oracle_max_abs_sink", NOISE)],
-        ["Oracle opens the same head for every row", r.cite(f"{p}.oracle_same_heads", "yesno")],
+        ["Oracle opens the same head for every row not within the margin floor of a tie",
+         r.cite(f"{p}.oracle_same_heads", "yesno")],
+        ["... rows within it (their head is the float32 reference's rounding)", r.cite(f"{p}.oracle_near_tie_rows", "int")],
         ["Norms forced to 1.0 vs α folded by loops (max abs)", r.cite(f"{p}.unit_norms_max_diff", "sci:1~1e-6")],
         ["... within float32 rounding of α's row sums", r.cite(f"{p}.unit_norms_agree", "yesno")],
         ["[CLS] value norm forced to 0: median sink share under ‖α v‖", r.cite(f"{p}.cls_zero_median_sink", "pct:2")],
@@ -388,7 +392,10 @@ def sensitivity(r, model: str) -> str:
         p = f"{model}.sens.{v['id']}"
         rows.append([_choice(r, model, v), r.cite(f"{p}.alpha.median_sink", "pct:1"), r.cite(f"{p}.{first}.median_sink", "pct:1"),
                      r.cite(f"{p}.{first}.above_50_share", "pct:1"),
-                     *[r.cite(f"{p}.{lens}.rows_above", "int") for lens in lenses], r.cite(f"{p}.adopted", "yesno")])
+                     *[r.cite(f"{p}.{lens}.rows_above_share", "pct:1") for lens in lenses], r.cite(f"{p}.adopted", "yesno")])
+    # Shares of the rows: a count moves by one where a row's head choice is a near-tie that
+    # another machine's rounding decides the other way (model/picks.py); the verdict reads
+    # whether any row is above, which one row cannot turn unless the count is 0 or 1.
     head = (["Choice", "Median sink α", f"Median sink {LENS_LABELS[first]}", f"Held-out rows > 50 % {LENS_LABELS[first]}"]
             + [f"Rows > 50 %, every row, {LENS_LABELS[lens]}" for lens in lenses] + ["Adopted"])
     return md_table(head, rows)
@@ -402,7 +409,7 @@ def sensitivity_survivors(r, model: str) -> str:
     for v in r.results["models"][model]["sensitivity"]:
         p = f"{model}.sens.{v['id']}"
         some = r.numbers[f"{p}.survivors"] > 0
-        rows.append([_choice(r, model, v), r.cite(f"{p}.survivors", "int"),
+        rows.append([_choice(r, model, v), r.cite(f"{p}.{lens}.above_50_share", "pct:1"),
                      r.cite(f"{p}.survivors_median_cls_ratio", "ratio:2") if some else "—",
                      r.cite(f"{p}.survivors_cls_above_half", "pct:0") if some else "—"])
     return md_table(["Choice", f"Held-out rows > 50 % under {LENS_LABELS[lens]}", "Their own [CLS] ratio (median)",
@@ -416,11 +423,12 @@ def near_ties(r) -> str:
         for lens in LENSES:
             p = f"{key}.{lens}.near_ties"
             rows.append([_model_name(r, key), LENS_LABELS[lens], r.cite(f"{p}.n_rows", "int"),
-                         r.cite(f"{p}.below_tolerance", "int"), r.cite(f"{p}.below_tolerance_share", "pct:1"),
-                         r.cite(f"{p}.below_tenth", "int"), r.cite(f"{p}.below_tenth_share", "pct:1")])
+                         r.cite(f"{p}.below_tolerance_share", "pct:1"), r.cite(f"{p}.below_tenth_share", "pct:1")])
     tol = r.cite("tie_tolerance", "fixed:3")
-    return md_table(["Model", "Lens", "Displayed rows", f"Runner-up within {tol}: head set by the tie rule", "Share",
-                     "Runner-up within a tenth of that", "Share"], rows)
+    # Shares, not counts: a gap this near a cut-off is itself a near-tie, which another
+    # machine's rounding can put on the other side by a row (model/picks.py).
+    return md_table(["Model", "Lens", "Displayed rows", f"Runner-up within {tol}: head set by the tie rule",
+                     "Runner-up within a tenth of that"], rows)
 
 
 def flip_summary(r, lens: str = "alpha") -> str:
@@ -557,9 +565,11 @@ def agreement(r) -> str:
     for key in r.results["models"]:
         c = lambda k, fmt: r.cite(f"{key}.check.{k}", fmt)
         rows.append([_model_name(r, key), c("oracle_sentences", "int"), c("oracle_max_abs_alpha", NOISE),
-                     c("oracle_max_abs_hidden", NOISE), c("oracle_max_abs_sink", NOISE), c("oracle_same_heads", "yesno")])
+                     c("oracle_max_abs_hidden", NOISE), c("oracle_max_abs_sink", NOISE), c("oracle_same_heads", "yesno"),
+                     c("oracle_near_tie_rows", "int")])
     return md_table(["Model", "Sentences re-run", "Attention (max abs)", "Last hidden state (max abs)",
-                     "Displayed sink shares (max abs)", "Same head for every row"], rows)
+                     "Displayed sink shares (max abs)", "Same head, every row not at a near-tie",
+                     "Rows at a near-tie (not compared)"], rows)
 
 
 def corpus(r) -> str:
