@@ -6,8 +6,10 @@
                                          with --site, also a built site's pages: no live markup left;
                                          with --perturb, on another machine's rounding, simulated
                                          (model/perturb.py): the lock must hold there too
-    python -m model accept               rewrite the numbers lock from fresh results, print the diff
-                                         (exit 1 if a claim no longer holds: the lock cannot fix that)
+    python -m model accept [--exact]     rewrite the numbers lock from fresh results, print the diff
+                                         (exit 1 if a claim no longer holds or a pick is nearer a tie
+                                         than the floor: the lock cannot fix those); --exact: every
+                                         value as computed here, rounding noise included
     python -m model numbers [PATTERN]    the keys a page can cite: value, interval, lock, citing pages
     python -m model render OUT           the project with every page rendered, for builders without hooks
 
@@ -101,9 +103,9 @@ def cmd_render(args) -> int:
 def cmd_accept(args) -> int:
     from .site import gate
 
-    accepted = gate.accept(_settings())
+    accepted = gate.accept(_settings(), exact=args.exact)
     print(accepted.text)
-    return 0 if not accepted.failed_claims else 1
+    return 0 if not (accepted.failed_claims or accepted.fragile) else 1
 
 
 def cmd_numbers(args) -> int:
@@ -131,7 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--perturb", default=None, metavar="SCALE[:SEED]",
                    help="measure with every layer's output nudged by this relative scale (1e-6): another CPU's rounding")
     c.set_defaults(run=cmd_check)
-    sub.add_parser("accept", help="rewrite the numbers lock from fresh results, print the diff").set_defaults(run=cmd_accept)
+    a = sub.add_parser("accept", help="rewrite the numbers lock from fresh results, print the diff")
+    a.add_argument("--exact", action="store_true",
+                   help="write every value as computed here, rounding noise included (the lock's machine changed)")
+    a.set_defaults(run=cmd_accept)
     n = sub.add_parser("numbers", help="list the keys a page can cite (substring and fuzzy match)")
     n.add_argument("pattern", nargs="?", default="", help="words of the key (l6 median sink), or a key misspelt")
     n.add_argument("--limit", type=int, default=40, help="at most this many keys (0: all)")

@@ -44,6 +44,24 @@ def test_the_working_tree_passes_the_gate(real_project):
     assert KEY in report.cited
 
 
+@pytest.mark.measured
+def test_the_lock_holds_on_another_machine_simulated(tmp_path):
+    """`python -m model check --perturb`: the real study measured cold with every layer's
+    output nudged by a relative 1e-6 (model/perturb.py), on torch's generic kernels
+    (ATEN_CPU_CAPABILITY=default, the path a CPU without AVX takes) and one thread: every
+    cited number within its tolerance of the lock, every discrete one identical, every claim
+    holding and no pick nearer a tie than the floor. What a reader's machine must reproduce."""
+    import subprocess
+    import sys
+
+    env = os.environ | {"LIVE_NUMBERS_CACHE": str(tmp_path / "cache"), "ATEN_CPU_CAPABILITY": "default",
+                        "OMP_NUM_THREADS": "1"}
+    run = subprocess.run([sys.executable, "-m", "model", "check", "--perturb", "1e-6:1"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "another machine, simulated" in run.stdout and "every cited number matches the lock" in run.stdout
+
+
 def test_the_small_site_passes_the_gate(project):
     report = gate.run(settings(project))
     assert report.ok, report.message(settings(project).lock)
@@ -77,6 +95,23 @@ def test_a_moved_number_is_named_with_its_values_tolerance_and_pages(project):
     message = report.message(settings(project).lock)
     assert f"  {KEY}: recorded {recorded['value']!r}, now {drift.now!r} (tolerance 0.0005); cited by evidence.md, index.md" in message
     assert "make accept" in message
+
+
+def test_a_pick_nearer_a_tie_than_the_floor_fails_with_its_margin(project):
+    """The worst row is a pick (model/picks.py): accept recorded its margin beside it; a margin
+    below study.yml's floor where the lock was written fails every build, naming the key."""
+    key = "l6.alpha.worst_word"
+    recorded = edit_lock(project, lambda d: d["numbers"][key].update(margin=1e-9))["numbers"]
+    assert isinstance(recorded[KEY].get("margin", None), type(None))   # a median: no decision behind it
+    report = gate.run(settings(project))
+    assert not report.ok and [(f.key, f.margin) for f in report.fragile] == [(key, 1e-9)]
+    assert f"  {key}: margin 1e-09 < 5e-06; cited by index.md" in report.message(settings(project).lock)
+
+
+def test_accept_records_each_picks_margin(project):
+    numbers = json.loads((project / "docs" / "numbers.lock.json").read_text())["numbers"]
+    assert 5e-6 <= numbers["l6.alpha.worst_word"]["margin"] < 1.0
+    assert "margin" not in numbers["l3.n_layers"]          # no decision behind a model's size
 
 
 def test_a_move_within_the_tolerance_is_not_a_drift(project):

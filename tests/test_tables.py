@@ -237,6 +237,7 @@ def _sensitivity_values():
         p = f"l6.sens.{v['id']}"
         values |= {f"{p}.alpha.median_sink": 0.2 + k / 100, f"{p}.value_norm.median_sink": 0.02, f"{p}.value_norm.above_50_share": 0.01 * k,
                    f"{p}.value_norm.rows_above": 10 * k, f"{p}.output_norm.rows_above": 10 * k + 1, f"{p}.adopted": k == 3,
+                   f"{p}.value_norm.rows_above_share": k / 100, f"{p}.output_norm.rows_above_share": k / 100 + 0.001,
                    f"{p}.survivors": 0 if k == 3 else 5, f"{p}.survivors_median_cls_ratio": 0.5,
                    f"{p}.survivors_cls_above_half": 0.4}
     return values
@@ -255,10 +256,10 @@ def test_sensitivity_names_each_choice_with_its_cited_value_and_the_verdict():
         "positional threshold 100% (no head excluded)", "tie tolerance 0.000 (exact ties only)",
         "head rule: the most content (the least sink)", "head rule: one head for every word (under ‖α v‖: L1H11)",
         "punctuation counted as sink"]
-    assert rows[3][1:] == ["23.0%", "2.0%", "3.0%", "30", "31", "yes"] and rows[0][-1] == "no"
+    assert rows[3][1:] == ["23.0%", "2.0%", "3.0%", "3.0%", "3.1%", "yes"] and rows[0][-1] == "no"
     assert {"l6.sens.positional_1.value", "l6.sens.rule_one_head_for_all.head", "tie_tolerance"} <= set(r.cited)
     survivors = cells(tables.sensitivity_survivors(r, "l6"))
-    assert survivors[3][1:] == ["0", "—", "—"] and survivors[0][1:] == ["5", "0.50×", "40%"]
+    assert survivors[3][1:] == ["3.0%", "—", "—"] and survivors[0][1:] == ["0.0%", "0.50×", "40%"]
 
 
 def test_an_unknown_sensitivity_choice_is_named():
@@ -274,7 +275,7 @@ def test_near_ties_per_model_and_lens():
         values |= {f"{p}.n_rows": 100, f"{p}.below_tolerance": 10 + k, f"{p}.below_tolerance_share": (10 + k) / 100,
                    f"{p}.below_tenth": k, f"{p}.below_tenth_share": k / 100}
     rows = cells(tables.near_ties(Recorder(values, {"models": {"l6": {}}})))
-    assert rows[1][1:] == ["‖α v‖", "100", "11", "11.0%", "1", "1.0%"]
+    assert rows[1][1:] == ["‖α v‖", "100", "11.0%", "1.0%"]
     assert len(rows) == len(LENSES)
 
 

@@ -13,7 +13,7 @@ import html
 import json
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -338,11 +338,22 @@ def _compare(report: Report, rendered, fresh_numbers: dict, locked: lock.Lock) -
                 explicit.add(c.key)
         report.failed_claims += [c for c in out.claims if not c.holds]
     floor = report.results.get("picks", {}).get("margin_floor", 0.0)
+    margins: dict[str, float] = {}   # the margins that matter: turning would move the value past its tolerance
     for key in sorted(set(report.cited) - explicit):
-        found = fresh_numbers.margin(key) if floor else None
-        if found is not None and found[0] < floor and found[1] > tightest[key]:
-            report.fragile.append(Fragile(key, found[0], floor, sorted(report.cited[key])))
-    report.fresh = {k: lock.Locked(fresh_numbers[k], tightest[k]) for k in sorted(tightest)}
+        found = fresh_numbers.margin(key) if hasattr(fresh_numbers, "margin") else None
+        if found is not None and found[1] > tightest[key] and found[0] < float("inf"):
+            margins[key] = float(f"{found[0]:.3g}")
+    report.fresh = {k: lock.Locked(fresh_numbers[k], tightest[k], margins.get(k)) for k in sorted(tightest)}
+    # A pick is fragile if its margin was below the floor where the lock was written, or is
+    # now far below it (a fifth: well inside the rounding that separates machines) here.
+    # Another machine's margins differ from the writer's by rounding; a reader's build fails
+    # on a value that moved, not on a margin that moved a little (`accept` holds the writer
+    # to the whole floor).
+    for key, margin in margins.items():
+        recorded = locked.numbers[key].margin if key in locked.numbers else None
+        if (recorded is not None and recorded < floor) or margin < floor / 5:
+            report.fragile.append(Fragile(key, margin if recorded is None else min(margin, recorded), floor,
+                                          sorted(report.cited[key])))
     for key in sorted(report.cited):
         if key not in locked.numbers:
             report.unlocked.append(key)
@@ -379,34 +390,47 @@ class Accepted:
 NOISE_SHARE = 0.1
 
 
-def _keeps(old: lock.Locked, new: lock.Locked) -> bool:
+def _keeps(old: lock.Locked, new: lock.Locked, noise_share: float) -> bool:
     """Does the lock keep `old` for a number whose fresh entry is `new`?"""
     if old.tolerance != new.tolerance or lock.moved(old, new.value):
         return False
     if isinstance(old.value, (str, bool)) or isinstance(new.value, (str, bool)):
         return True   # not moved: the same text, the same yes or no
-    return abs(float(new.value) - float(old.value)) <= NOISE_SHARE * old.tolerance
+    return abs(float(new.value) - float(old.value)) <= noise_share * old.tolerance
 
 
-def accept(settings: Settings) -> Accepted:
+def accept(settings: Settings, exact: bool = False) -> Accepted:
     """Rewrite the lock from fresh results. A number that moved by less than NOISE_SHARE of
     its tolerance keeps its recorded value (a CPU's float noise is not a change); every
-    other change is written, and listed. Claims that fail are reported, not fixed."""
+    other change is written, and listed. With `exact`, every value as computed here, noise
+    included, margins too (the machine that writes the lock changed). Claims that fail and
+    picks nearer a tie than the floor are reported, not fixed."""
     report = run(settings, with_charts=False)
     old = lock.read(settings.lock).numbers
-    new = {k: old[k] if k in old and _keeps(old[k], v) else v for k, v in report.fresh.items()}
+    share = 0.0 if exact else NOISE_SHARE
+    # A kept entry keeps its margin too (it is the writer's); a new one, or one without, takes today's.
+    new = {k: (old[k] if (old[k].margin is not None and not exact) or v.margin is None else replace(old[k], margin=v.margin))
+           if k in old and _keeps(old[k], v, share) else v for k, v in report.fresh.items()}
+    floor = report.results.get("picks", {}).get("margin_floor", 0.0)
+    fragile = [Fragile(k, v.margin, floor, sorted(report.cited[k])) for k, v in report.fresh.items()
+               if v.margin is not None and v.margin < floor]
     diff = []
+    number = lambda e: (e.value, e.tolerance)   # what a reader sees; a margin is the lock's note on it
     for key in sorted(set(old) | set(new)):
         if key not in new:
             diff.append(f"- {key}: {old[key].value!r} (no longer cited)")
         elif key not in old:
             diff.append(f"+ {key}: {new[key].value!r} (tolerance {new[key].tolerance:g})")
-        elif old[key] != new[key]:
+        elif number(old[key]) != number(new[key]):
             diff.append(f"~ {key}: {old[key].value!r} -> {new[key].value!r} (tolerance {new[key].tolerance:g})")
-    within = [k for k in sorted(set(old) & set(new)) if old[k] != new[k] and not lock.moved(old[k], new[k].value)]
-    noise = [k for k in sorted(set(old) & set(report.fresh)) if old[k] == new[k] and old[k].value != report.fresh[k].value]
+    both = sorted(set(old) & set(new))
+    within = [k for k in both if number(old[k]) != number(new[k]) and not lock.moved(old[k], new[k].value)]
+    noise = [k for k in both if number(old[k]) == number(new[k]) and old[k].value != report.fresh[k].value]
+    noted = [k for k in both if old[k].margin != new[k].margin]
     if within or noise:
-        diff.append(f"{len(within)} number(s) moved within their tolerance by more than {NOISE_SHARE:g} of it "
+        diff.append(f"{len(within)} number(s) moved within their tolerance by more than {share:g} of it "
                     f"and were rewritten (~ above); {len(noise)} moved by less (rounding noise) and kept their locked value")
+    if noted:
+        diff.append(f"{len(noted)} pick margin(s) recorded beside their numbers (model/picks.py)")
     lock.write(settings.lock, new, report.results["provenance"])
-    return Accepted(diff, report.failed_claims, report.fragile)
+    return Accepted(diff, report.failed_claims, fragile)

@@ -27,6 +27,10 @@ class LockError(UserError, ValueError):
 class Locked:
     value: Any
     tolerance: float
+    # How near the decision behind the value came to turning where the lock was written
+    # (model/picks.py; relative, 3 significant digits): None where no decision is behind it
+    # or turning it would move the value less than its tolerance.
+    margin: float | None = None
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,10 @@ def read(path: Path) -> Lock:
             raise LockError(f"{path}: number {key!r} has a bad tolerance {tol!r}")
         if not isinstance(value, (str, bool, int, float)) or (isinstance(value, float) and not math.isfinite(value)):
             raise LockError(f"{path}: number {key!r} has a bad value {value!r}")
-        numbers[key] = Locked(value, float(tol))
+        margin = entry.get("margin")
+        if margin is not None and (not isinstance(margin, (int, float)) or isinstance(margin, bool) or not 0 <= margin < math.inf):
+            raise LockError(f"{path}: number {key!r} has a bad margin {margin!r}")
+        numbers[key] = Locked(value, float(tol), None if margin is None else float(margin))
     return Lock(numbers, raw.get("provenance", {}))
 
 
@@ -76,7 +83,8 @@ def render(numbers: dict[str, Locked], provenance: dict) -> str:
     body = {
         "version": LOCK_VERSION,
         "provenance": provenance,
-        "numbers": {k: {"value": v.value, "tolerance": v.tolerance} for k, v in sorted(numbers.items())},
+        "numbers": {k: {"value": v.value, "tolerance": v.tolerance} | ({} if v.margin is None else {"margin": v.margin})
+                    for k, v in sorted(numbers.items())},
     }
     return json.dumps(body, indent=1, sort_keys=True) + "\n"
 

@@ -119,6 +119,7 @@ def flatten(results: dict) -> Numbers:
         "tie_tolerance": results["tie_tolerance"],
     })
     _put(out, "bootstrap", results["bootstrap"])
+    _put(out, "picks", results.get("picks", {}))
     out["runtime.tolerance"] = results["runtime"]["tolerance"]
     _put(out, "corpus", results["corpus"])
     for register, n in results["corpus"]["registers"].items():
