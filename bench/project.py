@@ -51,7 +51,7 @@ def plain_copy(warm: Path, cache_dir: Path, dst: Path) -> Path:
     """MkDocs alone on the same content as a hooked build of `warm` (whose cache must be
     warm): `python -m model render`'s tree (model/site/render.py), the product a builder
     without hooks publishes. The floor a hooked build cannot go under."""
-    from model.site import render
+    from livenumbers import render
 
     render.write_tree(warm / "mkdocs.yml", dst, cache_dir=cache_dir)
     return dst

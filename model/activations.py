@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import perturb, timing
+from livenumbers import timing
+
+from . import perturb
 from .weights import Checkpoint
 
 

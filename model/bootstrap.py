@@ -13,10 +13,36 @@ one bin of the exact one (a ten-thousandth of the range: far below any printed d
 """
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
+
 import numpy as np
 
 _EXACT_ROWS = 2048   # rows beyond which medians are binned
 _COARSE, _FINE = 128, 64
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic and its interval (None where it has none; NaN where its rows are none)."""
+    value: float
+    lo: float | None = None
+    hi: float | None = None
+
+    def fields(self, name: str) -> dict[str, float | None]:
+        """{name, name_lo, name_hi}: how a statistics dataclass keeps it (the results' keys)."""
+        return {name: self.value, f"{name}_lo": self.lo, f"{name}_hi": self.hi}
+
+
+NONE = Estimate(float("nan"), float("nan"), float("nan"))   # a statistic of no rows
+
+
+def units(sentence: np.ndarray, sentences: list[int]) -> np.ndarray:
+    """Each row's sentence [R] as its position in `sentences`: the resampler's units."""
+    sentence = np.asarray(sentence, dtype=int)
+    pos = np.full(max(max(sentences, default=0), int(sentence.max(initial=0))) + 1, -1)
+    pos[sentences] = np.arange(len(sentences))
+    return pos[sentence]
 
 
 class Resampler:
@@ -26,6 +52,38 @@ class Resampler:
         self.n = n_units
         self.level = level
         self.counts = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=resamples).astype(np.int32)
+
+    def over(self, sentence: np.ndarray) -> tuple[np.ndarray, "Resampler"]:
+        """(units, resampler) for rows of some sentences only (a sample of the corpus), with
+        the same settings: those sentences resampled by themselves (a resample of the whole
+        set could hold none of them)."""
+        sentences = sorted({int(s) for s in sentence})
+        return units(sentence, sentences), Resampler(len(sentences), self.counts.shape[0], self.seed, self.level)
+
+    def drawing(self, unit: np.ndarray) -> "Resampler":
+        """The resamples that draw at least one of these rows' units (a subset of rows, such
+        as the survivors, can be absent from a resample of a small corpus)."""
+        present = self.counts[:, np.unique(unit)].sum(axis=1) > 0
+        if present.all():
+            return self
+        sub = copy.copy(self)
+        sub.counts = self.counts[present]
+        return sub
+
+    def median_of(self, values, unit) -> Estimate:
+        """The median of a subset of rows with its interval over the resamples that draw it;
+        NONE without rows."""
+        values = np.asarray(values, float)
+        if values.size == 0:
+            return NONE
+        return Estimate(float(np.median(values)), *self.drawing(unit).median(values, unit))
+
+    def share_of(self, flags, unit) -> Estimate:
+        """The share of a subset of rows with its interval, as `median_of`."""
+        flags = np.asarray(flags)
+        if flags.size == 0:
+            return NONE
+        return Estimate(float(np.mean(flags)), *self.drawing(unit).share(flags, unit))
 
     def interval(self, values: np.ndarray) -> tuple[float, float]:
         """The central `level` of one statistic's resampled values [B]."""

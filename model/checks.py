@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import activations, instrument, mutants, picks, timing, truth
+from livenumbers import timing
+
+from . import activations, instrument, mutants, picks, truth
 from .instrument import LENSES
 from .corpus import corpus_rows, displayed, positional_heads
 from .measure import Measured

@@ -17,30 +17,21 @@ from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
 
+from livenumbers import timing
+from livenumbers.cache import code_digest
+
 from . import perturb
 from . import study as study_mod
-from . import timing
 from .weights import fingerprint, size_on_disk
 from .weights import load as load_weights
 
 CODE_DIR = Path(__file__).parent
-# model/site has a code version of its own (model/site/gate.py's SITE_CODE): a page's
-# wording moving is no reason to measure again. Nor is the command line's (__main__.py):
-# it only calls into the rest.
+# model/site has a code version of its own (livenumbers.gate.site_code): a page's wording
+# moving is no reason to measure again. Nor is the command line's (__main__.py): it only
+# calls into the rest.
 NOT_MEASUREMENT_CODE = ("site", "__main__.py")
 # The libraries whose versions can move a number.
 LIBRARIES = ("torch", "numpy", "scipy", "tokenizers", "safetensors", "onnx")
-
-
-def code_digest(folder: Path, leave_out: tuple[str, ...] = ()) -> str:
-    """Digest of the Python sources in `folder` and its subfolders, but for the subfolders
-    or files named in `leave_out`: a code version."""
-    h = hashlib.sha256()
-    sources = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*.py")}
-    for name, path in sorted(sources.items()):
-        if name.split("/", 1)[0] not in leave_out:
-            h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
 
 
 def code_version() -> str:

@@ -130,6 +130,12 @@ class Study:
     ablation_every: dict[str, int] = field(default_factory=dict)
     truth_oracle_every: int = 1   # the oracle re-runs part 8's measures on every n-th sentence
     picks: Picks = field(default=Picks())
+    flip_pairs_path: Path | None = None   # the flip pairs' file, if the study names one
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """The files the study is read from: study.yml, the corpus, the flip pairs."""
+        return (self.path, self.corpus_path, *((self.flip_pairs_path,) if self.flip_pairs_path else ()))
 
     def zeroing_sample(self, key: str) -> list[int]:
         """The sentences value zeroing is measured on (study.yml `value_zeroing_every`)."""
@@ -309,7 +315,8 @@ def load(path: str | Path) -> Study:
         sentences, registers = read_corpus(corpus_path)
         rule = raw["stop_rule"]
         stop_rule = StopRule(tuple(rule["lenses"]), float(rule["threshold"]), int(rule["max_rows_above"]))
-        pairs, nulls = _flip_pairs(path.parent / raw["flip_pairs"]) if "flip_pairs" in raw else ((), ())
+        flip_path = path.parent / raw["flip_pairs"] if "flip_pairs" in raw else None
+        pairs, nulls = _flip_pairs(flip_path) if flip_path else ((), ())
         flip_heads = _flip_heads(path, raw["flip_heads"]) if pairs else None
         anchors = tuple(AnchorSpec(a["sentence"], a["from"], a["to"]) for a in raw.get("anchors", []))
         positional = float(raw["head_rule"]["positional_threshold"])
@@ -372,7 +379,8 @@ def load(path: str | Path) -> Study:
     return Study(path, corpus_path, tuple(sentences), tuple(registers), models, stop_rule, positional,
                  tie_tolerance, bootstrap, pairs, nulls, flip_heads, anchors, runtime_models, runtime_tolerance,
                  sensitivity=sensitivity, value_zeroing_every=zeroing_every,
-                 ablation_every=ablation_every, truth_oracle_every=truth_oracle_every, picks=pick_rules)
+                 ablation_every=ablation_every, truth_oracle_every=truth_oracle_every, picks=pick_rules,
+                 flip_pairs_path=flip_path)
 
 
 def _flip_heads(path: Path, raw) -> FlipHeads:

@@ -27,7 +27,6 @@ sentences; the verdicts read every displayed row (value zeroing: its sample's).
 """
 from __future__ import annotations
 
-import copy
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -35,13 +34,17 @@ from typing import Any, Callable
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from . import instrument, picks, timing
-from .bootstrap import Resampler
+from livenumbers import timing
+
+from . import instrument, picks
+from .bootstrap import Estimate, Resampler, units
 from .corpus import Corpus, Displayed, displayed
 from .instrument import LENSES
 
 FIXES = ("kobayashi2021", "alti", "value_zeroing")
 FIX_LABELS = {"kobayashi2021": "ATB+RES+LN", "alti": "ALTI", "value_zeroing": "value zeroing"}
+FIX_PAPERS = {"kobayashi2021": "Kobayashi 2021", "alti": "Ferrando 2022", "value_zeroing": "Mohebbi 2023"}
+FIX_CITED = {fix: f"{label} ({FIX_PAPERS[fix]})" for fix, label in FIX_LABELS.items()}   # a table's row names
 FIX_TITLES = {
     "kobayashi2021": "Kobayashi et al. 2021: the attention block with its residual and LayerNorm, all heads (the layer of α's head)",
     "alti": "ALTI, Ferrando et al. 2022: each token's part of the attention block's output, by L1 distance (the layer of α's head)",
@@ -462,43 +465,6 @@ def measured_survivors(survivors, head_effect, sink_effect, sentence, harmful_at
             int((head_effect > harmful_at).sum()), int((sink_effect > harmful_at).sum()), over)
 
 
-def _units(sentence: np.ndarray, sentences: list[int]) -> np.ndarray:
-    pos = np.full(max(sentences, default=0) + 1, -1)
-    pos[sentences] = np.arange(len(sentences))
-    return pos[sentence]
-
-
-def _sample_resampler(sentence: np.ndarray, like: Resampler) -> tuple[np.ndarray, Resampler]:
-    """(units, resampler) over the sentences these rows come from: value zeroing's sample,
-    resampled by itself with the study's settings (a draw of the whole half could hold none
-    of it)."""
-    sentences = sorted({int(s) for s in sentence})
-    return _units(sentence, sentences), Resampler(len(sentences), like.counts.shape[0], like.seed, like.level)
-
-
-def _drawing(unit: np.ndarray, rs: Resampler) -> Resampler:
-    """The resamples that draw at least one of these rows' sentences (a subset of rows, such
-    as the survivors, can be absent from a resample of a small corpus)."""
-    present = rs.counts[:, np.unique(unit)].sum(axis=1) > 0
-    if present.all():
-        return rs
-    sub = copy.copy(rs)
-    sub.counts = rs.counts[present]
-    return sub
-
-
-def _median(x, unit, rs: Resampler) -> tuple[float, float, float]:
-    if len(x) == 0:
-        return (float("nan"),) * 3
-    return (float(np.median(x)), *_drawing(unit, rs).median(x, unit))
-
-
-def _share(flags, unit, rs: Resampler) -> tuple[float, float, float]:
-    if len(flags) == 0:
-        return (float("nan"),) * 3
-    return (float(np.mean(flags)), *_drawing(unit, rs).share(flags, unit))
-
-
 def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: dict, test: list[int],
               resampler: Resampler, threshold: float, excluded: dict[str, np.ndarray], every: dict[str, int],
               tie_tolerance: float, alt_rows: dict[str, Displayed], alt_table: dict) -> GroundTruth:
@@ -508,49 +474,53 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
 
     a = rows["alpha"]
     m = a.where(test)
-    unit = _units(a.sentence[m], test)
+    unit = units(a.sentence[m], test)
     sampled = ~np.isnan(table["alpha"]["head_effect"])                 # the ablation sample's rows
     ms = m & sampled
-    u_s, rs_s = _sample_resampler(a.sentence[ms], resampler)
+    u_s, rs_s = resampler.over(a.sentence[ms])
     harmful_at = float(np.median(table["alpha"]["head_effect"][sampled]))   # every sentence of the sample
     harmful = table["alpha"]["sink_effect"] > harmful_at
+    n_sentences = lambda mask: len(set(a.sentence[mask].tolist()))
 
     ablation = {}
     for lens in LENSES:
         c = table[lens]
-        share, sinkfx, headfx = c["ablation_share"][ms], c["sink_effect"][ms], c["head_effect"][ms]
+        share, headfx = c["ablation_share"][ms], c["head_effect"][ms]
         hurt = (c["sink_effect"] > harmful_at)[ms]
-        s = AblationStats(
-            lens, int(ms.sum()), len(set(a.sentence[ms].tolist())), *_median(share, u_s, rs_s),
-            int((share > threshold).sum()),
-            *_share(share > threshold, u_s, rs_s), float(np.median(sinkfx)),
-            float(np.median(c["content_effect"][ms])), *_median(headfx, u_s, rs_s), int(hurt.sum()),
-            *_share(hurt, u_s, rs_s), float(np.median(rows[lens].sink[ms])))
-        if lens == "alpha":
-            s.median_share_without_word = float(np.median(c["ablation_share_without_word"][ms]))
-        ablation[lens] = s
+        ablation[lens] = AblationStats(
+            lens=lens, n_rows=int(ms.sum()), n_sentences=n_sentences(ms),
+            **rs_s.median_of(share, u_s).fields("median_share"),
+            above_50=int((share > threshold).sum()), **rs_s.share_of(share > threshold, u_s).fields("above_50_share"),
+            median_sink_effect=float(np.median(c["sink_effect"][ms])),
+            median_content_effect=float(np.median(c["content_effect"][ms])),
+            **rs_s.median_of(headfx, u_s).fields("median_head_effect"),
+            harmful=int(hurt.sum()), **rs_s.share_of(hurt, u_s).fields("harmful_share"),
+            registered_median_sink=float(np.median(rows[lens].sink[ms])),
+            median_share_without_word=float(np.median(c["ablation_share_without_word"][ms])) if lens == "alpha" else None)
 
     fixes = {}
     for fix in FIXES:
         c = table[fix]
         have = ~np.isnan(c["sink_share"])
         mm = m & have
-        u, rs = _units(a.sentence[mm], test), resampler
-        if fix not in CHEAP:   # value zeroing: resample the sample's own held-out sentences
-            u, rs = _sample_resampler(a.sentence[mm], resampler)
-        sink, other, own = c["sink_share"][mm], c["sink_share_other"][mm], c["self_share"][mm]
+        # value zeroing: its own sample's held-out sentences, resampled by themselves
+        u, rs = (units(a.sentence[mm], test), resampler) if fix in CHEAP else resampler.over(a.sentence[mm])
+        sink, other = c["sink_share"][mm], c["sink_share_other"][mm]
         above, above_o = c["sink_share"][have] > threshold, c["sink_share_other"][have] > threshold
-        f = FixStats(
-            fix, len({int(s) for s in a.sentence[have]}), int(mm.sum()), len(set(a.sentence[mm].tolist())),
-            *_median(sink, u, rs), *_median(other, u, rs), *_median(own, u, rs), *_share(sink > threshold, u, rs),
-            float(np.mean(other > threshold)), int(above.sum()), int(have.sum()), int(above.sum()) == 0,
-            int(above_o.sum()), int(above_o.sum()) == 0, float(np.max(c["sink_share"][have])),
-            float(np.max(c["sink_share_other"][have])))
+        fixes[fix] = FixStats(
+            fix=fix, n_sentences=len({int(s) for s in a.sentence[have]}), n_rows=int(mm.sum()),
+            n_test_sentences=n_sentences(mm), **rs.median_of(sink, u).fields("median_sink"),
+            **rs.median_of(other, u).fields("median_sink_other"), **rs.median_of(c["self_share"][mm], u).fields("median_self"),
+            **rs.share_of(sink > threshold, u).fields("above_50_share"),
+            above_50_other_share=float(np.mean(other > threshold)),
+            rows_above=int(above.sum()), n_rows_all=int(have.sum()), adopted=int(above.sum()) == 0,
+            rows_above_other=int(above_o.sum()), adopted_other=int(above_o.sum()) == 0,
+            max_sink=float(np.max(c["sink_share"][have])), max_sink_other=float(np.max(c["sink_share_other"][have])))
         if fix in CHEAP:
+            f = fixes[fix]
             f.strongest_median_sink = float(np.median(c["strongest_sink_share"][m]))
             f.strongest_rows_above = int((c["strongest_sink_share"] > threshold).sum())
             f.strongest_adopted = f.strongest_rows_above == 0
-        fixes[fix] = f
 
     truth_share = table["alpha"]["ablation_share"]
     tracking = {}
@@ -563,32 +533,40 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
         else:
             score = table[lens]["sink_share"]
         mm = ms & ~np.isnan(score)
-        u, rs = _sample_resampler(a.sentence[mm], resampler)
+        u, rs = resampler.over(a.sentence[mm])
         x, y, flags = score[mm], truth_share[mm], harmful[mm]
-        rho = float(sps.spearmanr(x, y).statistic)
         both = 0 < flags.sum() < flags.size
         auc = float(sps.mannwhitneyu(x[flags], x[~flags]).statistic / (flags.sum() * (~flags).sum())) if both else np.nan
-        tracking[lens] = Tracking(lens, int(mm.sum()), len(set(a.sentence[mm].tolist())), int(flags.sum()), rho,
-                                  *rs.spearman(x, y, u),
-                                  auc, *(rs.auc(x, flags, u) if both else (np.nan, np.nan)))
+        tracking[lens] = Tracking(
+            lens=lens, n_rows=int(mm.sum()), n_sentences=n_sentences(mm), n_harmful=int(flags.sum()),
+            **Estimate(float(sps.spearmanr(x, y).statistic), *rs.spearman(x, y, u)).fields("spearman"),
+            **Estimate(auc, *(rs.auc(x, flags, u) if both else (np.nan, np.nan))).fields("auc"))
 
     idle, weighted_rows = {}, {}
     for lens in LENSES[1:]:
         d, c = rows[lens], table[lens]
         surv, surv_s = d.sink[m] > threshold, d.sink[ms] > threshold
         ratio, effect = c["bound_ratio"][m], c["head_effect"][ms]
-        rs_, ro_ = _median(ratio[surv], unit[surv], resampler), _median(ratio[~surv], unit[~surv], resampler)
+        ratio_surv, ratio_others = resampler.median_of(ratio[surv], unit[surv]), resampler.median_of(ratio[~surv], unit[~surv])
         # The effect-weighted rule (chosen after seeing the reader's numbers): the strongest
         # arrow, each head's score times its bound ratio for the word.
         weighted = weighted_rows[lens] = displayed(corpus, lens, excluded[lens], tie_tolerance, weights=t.ratios)
         wm_ = weighted.where(test)
+        n_measured, n_measured_sentences, above_at, hurt, over = measured_survivors(
+            surv_s, effect, c["sink_effect"][ms], a.sentence[ms], harmful_at)
+        weighted_above = int((weighted.sink > threshold).sum())
         idle[lens] = IdleHeads(
-            lens, int(surv.sum()), *rs_, *ro_, *_median(effect[surv_s], u_s[surv_s], rs_s),
-            *_median(effect[~surv_s], u_s[~surv_s], rs_s), bool(rs_[0] < 1 and rs_[2] < ro_[1]),
-            *measured_survivors(surv_s, effect, c["sink_effect"][ms], a.sentence[ms], harmful_at),
-            int((weighted.sink > threshold).sum()), len(weighted.sink), int((weighted.sink > threshold).sum()) == 0,
-            *_median(weighted.sink[wm_], unit, resampler), *_share(weighted.sink[wm_] > threshold, unit, resampler),
-            float(np.mean((weighted.layer[wm_] == d.layer[m]) & (weighted.head[wm_] == d.head[m]))))
+            lens=lens, n_survivors=int(surv.sum()),
+            **ratio_surv.fields("median_ratio_survivors"), **ratio_others.fields("median_ratio_others"),
+            **rs_s.median_of(effect[surv_s], u_s[surv_s]).fields("median_effect_survivors"),
+            **rs_s.median_of(effect[~surv_s], u_s[~surv_s]).fields("median_effect_others"),
+            idle=bool(ratio_surv.value < 1 and ratio_surv.hi < ratio_others.lo),
+            n_survivors_measured=n_measured, n_survivor_sentences_measured=n_measured_sentences,
+            survivors_above_threshold=above_at, survivors_harmful=hurt, survivors_effect_over_threshold=over,
+            weighted_rows_above=weighted_above, weighted_n_rows=len(weighted.sink), weighted_adopted=weighted_above == 0,
+            **resampler.median_of(weighted.sink[wm_], unit).fields("weighted_median_sink"),
+            **resampler.share_of(weighted.sink[wm_] > threshold, unit).fields("weighted_above_50_share"),
+            weighted_same_head_share=float(np.mean((weighted.layer[wm_] == d.layer[m]) & (weighted.head[wm_] == d.head[m]))))
 
     bound, effect = table["alpha"]["bound_ratio"][ms], table["alpha"]["head_effect"][ms]
     lo, hi = rs_s.spearman(bound, effect, u_s)

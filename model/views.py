@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import timing
+from livenumbers import timing
+
 from .activations import Activations
 from .instrument import LENS_LABELS, LENS_TITLES, LENSES, TINY_MASS, is_punctuation
 from .truth import FIX_LABELS, FIX_TITLES, Folded, ablation_share

@@ -22,6 +22,8 @@
 """
 from __future__ import annotations
 
+from model.site.source import study_settings
+
 import contextlib
 import dataclasses
 import fcntl
@@ -55,7 +57,7 @@ os.environ.pop("LIVE_NUMBERS_CACHE", None)
 sys.path.insert(0, str(ROOT))
 os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
 
-from model.site.files import link_or_copy  # noqa: E402  (this tree's model/, as above)
+from livenumbers.files import link_or_copy  # noqa: E402  (this tree's model/, as above)
 
 # Outside the working tree; set SCREENSHOTS to put them elsewhere.
 SCREENSHOTS = Path(os.environ.get("SCREENSHOTS", Path(tempfile.gettempdir()) / "attention-instrument-screenshots"))
@@ -347,7 +349,7 @@ def once_per_run(tmp_path_factory, name: str, make: Callable[[Path], None]) -> P
 def seed_entries(src: Path, dst: Path, key: str, kinds: tuple[str, ...]) -> bool:
     """Copy the valid cache entries (kind, key) from cache folder `src` into `dst`; False,
     copying nothing, if any of them is missing or unusable there."""
-    from model.site import cache
+    from livenumbers import cache
 
     found = [cache.read(src, kind, key) for kind in kinds]
     if any(f is None for f in found):
@@ -364,12 +366,12 @@ def session_cache(tmp_path_factory) -> Path:
     points `gate.Settings.at` at it): the project's own `.cache` entries for today's key if
     it has valid ones, else measured cold here (a fresh clone's `make test`). Either way
     once per run."""
-    from model.site import cache, gate
+    from livenumbers import cache, gate
 
     def make(folder: Path) -> None:
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("LIVE_NUMBERS_CACHE", str(folder))
-            settings = gate.Settings.at(ROOT)
+            settings = study_settings(ROOT)
             assert settings.cache_dir == folder.resolve()
             if not seed_entries(ROOT / ".cache", folder, gate.results_key(settings), ("results", "views")):
                 gate.load_results(settings)
@@ -377,7 +379,7 @@ def session_cache(tmp_path_factory) -> Path:
     folder = once_per_run(tmp_path_factory, "cache", make)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LIVE_NUMBERS_CACHE", str(folder))
-        key = gate.results_key(gate.Settings.at(ROOT))
+        key = gate.results_key(study_settings(ROOT))
     assert cache.read(folder, "results", key) is not None and cache.read(folder, "views", key) is not None
     return folder
 
@@ -385,11 +387,11 @@ def session_cache(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def session_results(session_cache) -> tuple[dict, str]:
     """(results, key) of the real study, from `session_cache`."""
-    from model.site import cache, gate
+    from livenumbers import cache, gate
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LIVE_NUMBERS_CACHE", str(session_cache))
-        key = gate.results_key(gate.Settings.at(ROOT))
+        key = gate.results_key(study_settings(ROOT))
     return cache.load_json(session_cache, "results", key), key
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import output, run, serve
-from model.site import finder, gate
-from model.site.pages import MARK_CLOSE, MARK_OPEN
+from livenumbers import finder, gate
+from model.site.source import study_settings
+from livenumbers.markup import MARK_CLOSE, MARK_OPEN
 
 LOCK = Path("docs") / "numbers.lock.json"
 KEY = "l6.alpha.median_sink"
@@ -30,7 +31,7 @@ def line_of(project: Path, page: str, text: str) -> int:
 def test_numbers_lists_value_interval_lock_and_citing_lines(project):
     proc = run(project, "model", "numbers", "l6 alpha median_sink")
     assert proc.returncode == 0, output(proc)
-    report = gate.run(gate.Settings.at(project), with_charts=False)
+    report = gate.run(study_settings(project), with_charts=False)
     n, locked = report.numbers, report.locked[KEY]
     row = next(line for line in proc.stdout.splitlines() if line.startswith(KEY + " "))
     cells = row.split()
@@ -46,14 +47,14 @@ def test_numbers_lists_value_interval_lock_and_citing_lines(project):
 
 
 def test_a_misspelt_key_finds_the_keys_closest_to_it(project):
-    out = finder.listing(gate.Settings.at(project), "l6.alpha.medain_sink", limit=3)
+    out = finder.listing(study_settings(project), "l6.alpha.medain_sink", limit=3)
     head, _, first = out.splitlines()[:3]
     assert re.match(r"[123] key\(s\) close to 'l6.alpha.medain_sink' \(none contains it\)$", head), head
     assert first.split()[0] == KEY
 
 
 def test_uncited_keys_are_listed_as_such_and_rows_by_sentence(project):
-    settings = gate.Settings.at(project)
+    settings = study_settings(project)
     uncited = finder.listing(settings, "l6.rollout.n_rows", limit=5).splitlines()[2]
     assert uncited.split()[0] == "l6.rollout.n_rows" and "not cited" in uncited
     rows = finder.listing(settings, "l6.row.s0.w1.alpha", limit=0).splitlines()
@@ -69,7 +70,7 @@ def test_uncited_keys_are_listed_as_such_and_rows_by_sentence(project):
 def test_numbers_still_lists_keys_when_a_page_is_broken(project):
     page = project / "docs" / "evidence.md"
     page.write_text(page.read_text() + '\n{{ num("l6.alpha.no_such_key") }}\n')
-    out = finder.listing(gate.Settings.at(project), "l6.alpha.median_sink_hi", limit=3)
+    out = finder.listing(study_settings(project), "l6.alpha.median_sink_hi", limit=3)
     assert "citing pages unknown: 1 page problem(s)" in out.splitlines()[0]
     assert out.splitlines()[2].split()[0] == KEY + "_hi"
 
@@ -128,7 +129,7 @@ def tips(html: str) -> list[tuple[str, str]]:
 
 def test_under_serve_every_number_has_its_details(served):
     site = served / "served"
-    report = gate.run(gate.Settings.at(served), with_charts=False)
+    report = gate.run(study_settings(served), with_charts=False)
     index = (site / "index.html").read_text(encoding="utf-8")
     details = tips(index)
     cited = report.citations["index.md"]
@@ -157,7 +158,7 @@ def test_under_serve_a_page_lists_every_key(served):
     page = (site / "live-numbers" / "index.html").read_text(encoding="utf-8")
     assert 'data-src="../assets/live-numbers.json"' in page
     data = json.loads((site / "assets" / "live-numbers.json").read_text(encoding="utf-8"))
-    report = gate.run(gate.Settings.at(served), with_charts=False)
+    report = gate.run(study_settings(served), with_charts=False)
     keys = {row[0]: row for row in data["keys"]}
     assert set(keys) == {k for k in dict.keys(report.numbers) if not re.search(r"_(lo|hi)$", k)
                          or re.sub(r"_(lo|hi)$", "", k) not in report.numbers}

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from model.site import background
+from livenumbers import background
 
 
 @pytest.fixture(autouse=True)

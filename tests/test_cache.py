@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from model.site import cache
+from livenumbers import cache
 
 KEY = "5abc" * 16
 

@@ -9,7 +9,9 @@ from altair.utils.schemapi import validate_jsonschema
 from altair.vegalite.v6.schema import core as vl_schema
 
 from conftest import ROOT
-from model.site import charts, gate
+from livenumbers import gate
+from model.site.source import study_settings
+from model.site import charts
 
 
 
@@ -202,7 +204,7 @@ def session_charts(session_cache, session_results):
     """Every chart of the real results, built once into the session's cache."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LIVE_NUMBERS_CACHE", str(session_cache))
-        return gate.load_charts(gate.Settings.at(ROOT), *session_results)
+        return gate.load_charts(study_settings(ROOT), *session_results)
 
 
 def test_every_chart_of_the_real_results_is_built_and_checked(session_charts, session_results):

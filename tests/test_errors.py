@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from model.errors import UserError
-from model.site.charts import ChartError
-from model.site.lock import LockError
-from model.site.notebook import NotebookError
-from model.site.numbers import NumberError
-from model.site.pages import PageError
+from livenumbers.charts import ChartError
+from livenumbers.lock import LockError
+from livenumbers.notebook import NotebookError
+from livenumbers.formats import NumberError
+from livenumbers.markup import PageError
 from model.study import StudyError
 from model.tokenize import TokenizeError
 from model.weights import WeightsError

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from model.site import files
+from livenumbers import files
 
 
 class Killed(BaseException):

@@ -11,14 +11,15 @@ import pytest
 
 from conftest import ROOT, use_small_corpus
 from model import results as results_mod
-from model.site import cache, files, gate, lock
-from model.site.pages import PageError
+from livenumbers import cache, files, gate, lock
+from model.site.source import study_settings
+from livenumbers.markup import PageError
 
 KEY = "l6.alpha.median_sink"
 
 
 def settings(project) -> gate.Settings:
-    return gate.Settings.at(project)
+    return study_settings(project)
 
 
 def edit_lock(project, edit) -> dict:
@@ -74,11 +75,11 @@ def test_the_small_site_passes_the_gate(project):
 
 def test_settings_find_the_cache_named_by_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("LIVE_NUMBERS_CACHE", str(tmp_path / "elsewhere"))
-    assert gate.Settings.at(ROOT).cache_dir == tmp_path / "elsewhere"
+    assert study_settings(ROOT).cache_dir == tmp_path / "elsewhere"
     monkeypatch.setenv("LIVE_NUMBERS_CACHE", "relative")
-    assert gate.Settings.at(tmp_path).cache_dir == tmp_path / "relative"
+    assert study_settings(tmp_path).cache_dir == tmp_path / "relative"
     monkeypatch.delenv("LIVE_NUMBERS_CACHE")
-    s = gate.Settings.at(tmp_path)
+    s = study_settings(tmp_path)
     assert (s.cache_dir, s.study, s.lock) == (tmp_path / ".cache", tmp_path / "docs" / "study.yml",
                                               tmp_path / "docs" / "numbers.lock.json")
 

@@ -24,7 +24,8 @@ import yaml
 from conftest import copy_project, mkdocs_build, output, run, serve, use_small_corpus
 from model import study as study_mod
 from model.errors import UserError
-from model.site import cache, gate, lock
+from livenumbers import cache, gate, lock
+from model.site.source import study_settings
 
 LOCK = Path("docs") / "numbers.lock.json"
 
@@ -191,7 +192,7 @@ def test_a_bad_corpus_stops_the_gate_naming_file_and_line(project, case):
     UserError to MkDocs as it is); the two builds below show that wiring."""
     line, message = break_corpus(project, case)
     with pytest.raises(UserError) as err:
-        gate.run(gate.Settings.at(project))
+        gate.run(study_settings(project))
     # The error starts with the corpus's path and line (not wrapped in study.yml's name).
     assert str(err.value).startswith(f"{corpus(project)}:{line}: ") and message in str(err.value), str(err.value)
     assert_cache_whole(project)
@@ -232,7 +233,7 @@ def test_a_page_error_alone_stops_the_gate_naming_page_and_line(project, case):
     snippet, message = PAGE_CASES[case]
     line = append(project, "evidence.md", snippet)
     with pytest.raises(UserError) as err:
-        gate.run(gate.Settings.at(project))
+        gate.run(study_settings(project))
     assert f"evidence.md:{line}: " in str(err.value) and message in str(err.value), str(err.value)
 
 
@@ -350,7 +351,7 @@ def test_a_bad_lock_stops_the_gate_and_accept_naming_file_and_key(project, case)
     before = (project / LOCK).read_bytes()
     for step in (gate.run, gate.accept):
         with pytest.raises(UserError, match=expected):
-            step(gate.Settings.at(project))
+            step(study_settings(project))
     assert (project / LOCK).read_bytes() == before, "accept wrote a lock it could not read"
 
 

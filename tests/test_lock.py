@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from model.site import lock
-from model.site.lock import LockError, Locked
+from livenumbers import lock
+from livenumbers.lock import LockError, Locked
 
 KEY = "l6.alpha.median_sink"
 

@@ -10,7 +10,7 @@ import nbclient
 import pytest
 
 from conftest import TINY
-from model.site import notebook
+from livenumbers import notebook
 
 CELLS = {0: "# A notebook\n\nUnder α the median sink share is 26.6%."}
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from model.site import numbers
-from model.site.numbers import NumberError
+from livenumbers.formats import NumberError
 
 
 # -- formats ------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from model.site import lock
-from model.site.numbers import NumberError
-from model.site.pages import Citation, PageError, Renderer
+from livenumbers import lock
+from livenumbers.formats import NumberError
+from livenumbers.markup import Citation, PageError, Renderer
 
 SPEC = {"mark": "point", "data": {"values": [{"word": "</script><b>", "x": 1}]}, "encoding": {"x": {"field": "x"}}}
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from model.instrument import LENS_LABELS, LENSES, TINY_MASS
-from model.site import background, cache, published
+from livenumbers import background, cache
+from model.site import published
 
 POSITIONAL = {lens: [[0, 1]] for lens in LENSES}
 RESULTS = {

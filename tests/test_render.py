@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, copy_project, mkdocs_build, output, run, serve
-from model.site import render
+from livenumbers import render
 
 LOCK = Path("docs") / "numbers.lock.json"
 

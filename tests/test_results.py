@@ -78,7 +78,7 @@ def test_the_code_version_covers_the_weights_package_and_not_the_site(tmp_path, 
     """model/weights/ loads every tensor: a change there is a change of measurement code.
     model/site/ has its own digest (gate.SITE_CODE): a change there measures nothing again;
     nor does one to the command line (model/__main__.py)."""
-    from model.site import gate
+    from livenumbers import gate
 
     code = tmp_path / "model"
     shutil.copytree(ROOT / "model", code, ignore=shutil.ignore_patterns("__pycache__"))

@@ -8,7 +8,7 @@ import pytest
 
 from model.instrument import LENSES
 from model.site import numbers, tables
-from model.site.pages import Renderer
+from livenumbers.markup import Renderer
 
 
 class Recorder:

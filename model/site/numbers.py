@@ -1,29 +1,18 @@
-"""The numbers a page can cite: a flat namespace of keys over the results, and formats.
+"""The study's key schema: the flat namespace of numbers a page can cite.
 
 Keys read like paths: `l6.alpha.median_sink` (held-out half), `l6.alpha.median_sink_lo`
 and `_hi` (its interval), `l6.fit.alpha.median_sink`, `l6.layer2.value_norm.above_50`,
-`l6.ratio.cls_v.median`, `l3.row.s4.w2.alpha.sink_share`. `flatten` defines them all;
-`nested` gives the same values as nested dicts for claims (`l6.alpha.above_90 == 0`).
-
-A format says how a number is printed and, with it, how far it may move before the
-printed value could change: the lock's default tolerance is half the last printed unit.
+`l6.ratio.cls_v.median`, `l3.row.s4.w2.alpha.sink_share`. `flatten` defines them all,
+with the margin of the decision behind each (model/picks.py); the engine (livenumbers)
+formats, cites, locks and gates them without knowing what they mean.
 """
 from __future__ import annotations
 
-from .. import picks, stats
-from ..errors import UserError
-
 import difflib
-import functools
 import re
 from typing import Any
 
-
-class NumberError(UserError, KeyError):
-    """An unknown key or a bad format; the page renderer adds page and line."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0])
+from .. import picks, stats
 
 
 class Numbers(dict):
@@ -61,6 +50,24 @@ class Numbers(dict):
                     found.append((_inf(lens["top_margin"][r]), float("inf")))
         found = [f for f in found if f is not None and f[0] is not None]
         return min(found, key=lambda f: f[0]) if found else None
+
+    def keys_for(self, pattern: str) -> list[str]:
+        """A sentence's displayed-row keys, when the pattern names one (`l6.row.s8`,
+        `l6.row.s8.w3`): the engine's finder lists them (they are not listed keys)."""
+        m = re.match(r"^(\w+)\.row\.s(\d+)(?:\.w(\d+))?", pattern.strip())
+        if not m or m.group(1) not in self._results["models"]:
+            return []
+        model, s = m.group(1), int(m.group(2))
+        rows = self._results["models"][model]["rows"]
+        words = [w for a, w in zip(rows["sentence"], rows["word_index"]) if a == s and (m.group(3) is None or w == int(m.group(3)))]
+        lenses = [k for k, v in rows.items() if isinstance(v, dict)]
+        keys = [f"{model}.row.s{s}.w{w}.{lens}.{name}" for w in words for lens in lenses for name in self._ROW_FIELDS]
+        return [k for k in keys if k in self]
+
+    def suggest(self, key: str) -> list[str]:
+        """For a displayed row's key that does not exist, the closest that do (the engine's
+        did-you-mean reads this before the listed keys)."""
+        return _row_suggestions(self, key)
 
     def _row_index(self, model: str, s: int, w: int) -> int | None:
         rows = self._results["models"][model]["rows"]
@@ -328,135 +335,6 @@ def _flip_set(out: dict, p: str, s: dict) -> None:
         _flip_set(out, f"{p}.null", s["null"])
 
 
-def nested(flat: dict[str, Any]) -> dict:
-    """`a.b.c` keys -> {"a": {"b": {"c": ...}}}, for expressions over the results (the
-    displayed rows' keys are not in it: claims speak of statistics, not of one row)."""
-    root: dict = {}
-    for key, value in flat.items():
-        node = root
-        *parts, last = key.split(".")
-        for part in parts:
-            node = node.setdefault(part, {})
-        node[last] = value
-    return root
-
-
-# Text from the results (a sentence, a word, a model's name) lands in Markdown, not HTML:
-# escaping <, & and quotes is not enough, since "[x](javascript:...)", "*x*", "x{ onclick=..}"
-# (attr_list) or a "|" in a table cell are markup too. Every such character is written as a
-# numeric character reference, which Markdown passes through and the browser shows as written.
-_MD_TEXT = str.maketrans({c: f"&#{ord(c)};" for c in "&<>\"'\\`*_{}[]()#+-.!|~=:"})
-
-
-def md_text(value: Any) -> str:
-    """`value` as text that shows exactly as written in a Markdown page (or its HTML)."""
-    return str(value).translate(_MD_TEXT)
-
-
-# -- formats ------------------------------------------------------------------------------
-
-_FORMAT = re.compile(r"^(?:(pct|pp|fixed|ratio|sci):(\d)|(int|ord|text|yesno))(?:~(\d+(?:\.\d*)?(?:e-?\d+)?))?$")
-
-
-@functools.lru_cache(maxsize=256)   # thousands of citations, a few dozen formats
-def parse_format(fmt: str) -> tuple[str, int, float | None]:
-    """"pct:1" -> ("pct", 1, None). A suffix "~TOL" ("sci:1~1e-5") locks the number only
-    to within TOL: for figures that are rounding noise (float32 against float64), which
-    differ from one CPU to the next while what they say (agreement within TOL) holds."""
-    m = _FORMAT.match(fmt) if isinstance(fmt, str) else None
-    if not m:
-        raise NumberError(
-            f"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, ord, text or yesno, "
-            f"optionally followed by ~TOLERANCE (sci:1~1e-5){_format_hint(fmt)}"
-        )
-    noise = float(m.group(4)) if m.group(4) else None
-    return (m.group(1), int(m.group(2)), noise) if m.group(1) else (m.group(3), 0, noise)
-
-
-_DIGIT_KINDS = ("pct", "pp", "fixed", "ratio", "sci")
-_PLAIN_KINDS = ("int", "ord", "text", "yesno")
-_KIND_WORDS = {"percent": "pct", "percentage": "pct", "float": "fixed", "decimal": "fixed", "number": "fixed",
-               "integer": "int", "count": "int", "bool": "yesno", "boolean": "yesno", "str": "text", "string": "text",
-               "times": "ratio", "x": "ratio", "exp": "sci", "scientific": "sci", "points": "pp",
-               "ordinal": "ord", "nth": "ord"}
-
-
-def _format_hint(fmt: Any) -> str:
-    """"; did you mean 'pct:1'?" for a format that is close to a real one."""
-    if not isinstance(fmt, str):
-        return ""
-    head, _, rest = fmt.partition("~")
-    kind, _, digits = head.partition(":")
-    kind = kind.strip().lower()
-    kind = _KIND_WORDS.get(kind) or (difflib.get_close_matches(kind, _DIGIT_KINDS + _PLAIN_KINDS, n=1, cutoff=0.5) or [""])[0]
-    if not kind:
-        return ""
-    digits = digits if digits.isdigit() and len(digits) == 1 else "1"
-    guess = f"{kind}:{digits}" if kind in _DIGIT_KINDS else kind
-    return f"; did you mean {guess + ('~' + rest if rest else '')!r}?" if guess != fmt else ""
-
-
-def default_format(value: Any) -> str:
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, bool):
-        return "yesno"
-    return "int" if isinstance(value, int) else "fixed:3"
-
-
-def format_value(key: str, value: Any, fmt: str) -> str:
-    kind, digits, _ = parse_format(fmt)
-    if kind == "text":
-        return str(value)
-    if isinstance(value, str):
-        raise NumberError(f"{key!r} is text ({value!r}); cite it with format 'text'")
-    if kind == "yesno":
-        return "yes" if value else "no"
-    if kind in ("int", "ord"):
-        if float(value) != int(value):
-            raise NumberError(f"{key!r} = {value!r} is not a whole number; format {kind!r} would hide that")
-        return f"{int(value)}" if kind == "int" else ordinal(int(value))
-    if kind == "pct":
-        return f"{value * 100:.{digits}f}%"
-    if kind == "pp":  # a difference of two shares: percentage points
-        return f"{value * 100:.{digits}f} pp"
-    if kind == "fixed":
-        return f"{value:.{digits}f}"
-    if kind == "ratio":
-        return f"{value:.{digits}f}×"
-    return f"{value:.{digits}e}"  # sci
-
-
-def ordinal(n: int) -> str:
-    """4 -> "4th", 32 -> "32nd", 11 -> "11th"."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-@functools.lru_cache(maxsize=16384)   # every citation, on every build
-def tolerance(fmt: str, value: Any) -> float:
-    """Half the last printed unit: a move below it cannot change what the reader sees
-    by more than rounding. Text, yes/no and whole numbers must match exactly. A "~TOL"
-    format is locked to within TOL instead (see parse_format)."""
-    kind, digits, noise = parse_format(fmt)
-    if noise is not None:
-        return noise
-    if kind in ("text", "yesno", "int", "ord"):
-        return 0.0
-    if kind in ("pct", "pp"):
-        return 0.5 * 10 ** -(digits + 2)
-    if kind == "sci":  # the last printed digit's unit: 10^(exponent as printed - digits)
-        exponent = int(f"{float(value):.{digits}e}".split("e")[1])
-        return 0.5 * 10 ** (exponent - digits) if value else 0.0
-    return 0.5 * 10**-digits
-
-
-def did_you_mean(word: str, candidates: list[str], n: int = 3, cutoff: float = 0.6) -> str:
-    """"; did you mean 'a', 'b'?" for the closest of `candidates` to `word`, or ""."""
-    close = difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)
-    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-
-
 def _row_suggestions(numbers: "Numbers", key: str) -> list[str]:
     """For a displayed row's key (`l6.row.s8.w3.alpha.sink_share`): the same key with its
     model, lens or field replaced by the closest that exists, or the sentence's rows."""
@@ -477,20 +355,3 @@ def _row_suggestions(numbers: "Numbers", key: str) -> list[str]:
     return [f"{model}.row.s{s}.w{b}.{lens}.{name}" for b in words[:5]]
 
 
-def did_you_mean_key(numbers: dict[str, Any], key: str) -> str:
-    """The closest existing keys: first among keys of the same model (or first part),
-    then among all (difflib is slow over thousands of keys; most slips keep the model)."""
-    if isinstance(numbers, Numbers) and ".row." in key:
-        rows = _row_suggestions(numbers, key)
-        if rows:
-            return f"; did you mean {', '.join(repr(k) for k in rows)}?"
-    keys = list(dict.keys(numbers))
-    head = key.split(".", 1)[0] + "."
-    same = [k for k in keys if k.startswith(head)]
-    return (did_you_mean(key, same) if same else "") or did_you_mean(key, keys)
-
-
-def lookup(numbers: dict[str, Any], key: str) -> Any:
-    if key not in numbers:
-        raise NumberError(f"unknown number {key!r}{did_you_mean_key(numbers, key)}")
-    return numbers[key]

@@ -1,40 +1,35 @@
-"""Files the site publishes beside its pages, all derived from the results:
+"""Files the study publishes beside its pages, all derived from the results (the engine adds
+the Vega bundle, livenumbers/published.py):
 
-- `assets/javascripts/vega-bundle.js`: Vega, Vega-Lite and vega-embed, shipped with the
-  site (no CDN), built once per vl-convert version and kept in the cache;
 - `downloads/results.json`: the results, for readers to check our numbers;
 - `downloads/numbers.lock.json`: the numbers lock, where the "recorded" values come from;
 - `assets/instrument/index.json` and `assets/instrument/<model>/<sentence>.json`: the
   instrument page's data (model/views.py), loaded by its script on demand. The
-  per-sentence files are the `views` cache entry the measurement writes;
+  per-sentence files are computed with the results (`view_files`), a cache entry of
+  their own beside them;
 - `assets/runtime/<model>/...`: the weights and tokenizer the browser runtime fetches
   for a typed sentence (runtime_export.py), for the models study.yml names, exported
   once per weights fingerprint into the cache.
-
-`site_files` lists them all as site path -> a file to copy (a `Path`) or content.
 """
 from __future__ import annotations
 
 import json
-import logging
-import subprocess
-import sys
 import unicodedata
 from importlib import metadata
 from pathlib import Path
 
-from .. import timing, views
-from . import background, cache, runtime_export
+from livenumbers import cache, timing
+from livenumbers.source import listed
 
-log = logging.getLogger("mkdocs.plugins.instrument.published")
+from .. import views
+from . import runtime_export
 
-VEGA_BUNDLE = "assets/javascripts/vega-bundle.js"
 INSTRUMENT = "assets/instrument"
 RUNTIME = "assets/runtime"
 
 
 def view_files(model_views: dict[str, list[str]]) -> dict[str, str]:
-    """model key -> per-sentence files (views.sentence_views) -> the `views` entry's files."""
+    """model key -> per-sentence files (views.sentence_views) -> the files published with the results."""
     return {f"{INSTRUMENT}/{key}/{i}.json": text for key, texts in model_views.items() for i, text in enumerate(texts)}
 
 
@@ -58,29 +53,6 @@ def instrument_index(results: dict) -> str:
     return json.dumps(index, separators=(",", ":"), ensure_ascii=False)
 
 
-def _vega_key() -> str:
-    return cache.key("vega", metadata.version("vl-convert-python"))
-
-
-@timing.stage("Vega bundle")
-def bundle_vega(cache_dir: Path) -> Path:
-    """The cache entry holding the Vega bundle, built in a child process if missing
-    (vl-convert holds the GIL for ~1.5 s; `start_vega` runs this beside the build)."""
-    key = _vega_key()
-    folder = cache.read(cache_dir, "vega", key)
-    if folder is None:
-        code = "import sys, vl_convert; sys.stdout.write(vl_convert.javascript_bundle())"
-        out = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL, capture_output=True, check=True)
-        folder = cache.write(cache_dir, "vega", key, {VEGA_BUNDLE: out.stdout})
-    return folder
-
-
-def start_vega(cache_dir: Path) -> None:
-    """Cold builds: bundle Vega while the gate measures."""
-    if cache.read(cache_dir, "vega", _vega_key()) is None:
-        background.start("vega", bundle_vega, cache_dir)
-
-
 @timing.stage("runtime export")
 def runtime_dir(results: dict, key: str, cache_dir: Path) -> Path:
     """The cache entry of one model's runtime files, exported if missing. Keyed by the
@@ -98,21 +70,11 @@ def runtime_dir(results: dict, key: str, cache_dir: Path) -> Path:
     return folder
 
 
-def _listed(folder: Path, under: str) -> dict[str, Path]:
-    return {p.relative_to(folder).as_posix(): p for p in sorted((folder / under).rglob("*")) if p.is_file()}
-
-
 @timing.stage("publishing files")
-def site_files(results: dict, results_entry: Path, views_entry: Path, cache_dir: Path,
-               lock: Path | None = None) -> dict[str, Path | str]:
-    """Site path -> the file to copy there (a Path into the cache) or its content."""
-    background.wait("vega")
-    files: dict[str, Path | str] = {VEGA_BUNDLE: bundle_vega(cache_dir) / VEGA_BUNDLE}
-    files["downloads/results.json"] = results_entry / cache.PAYLOAD
-    if lock is not None and lock.is_file():
-        files["downloads/numbers.lock.json"] = lock
-    files[f"{INSTRUMENT}/index.json"] = instrument_index(results)
-    files.update(_listed(views_entry, INSTRUMENT))
+def study_files(results: dict, cache_dir: Path) -> dict[str, Path | str]:
+    """The instrument's index and the browser runtime's files (the per-sentence files are
+    the results' own, published by the engine with them)."""
+    files: dict[str, Path | str] = {f"{INSTRUMENT}/index.json": instrument_index(results)}
     for key in results["runtime"]["models"]:
-        files.update(_listed(runtime_dir(results, key, cache_dir), RUNTIME))
+        files.update(listed(runtime_dir(results, key, cache_dir), RUNTIME))
     return files

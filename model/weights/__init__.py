@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import timing
+from livenumbers import timing
 from .checkpoint import (Checkpoint, EncoderConfig, WeightsError, check_tensors, expected_shapes, parse_config,
                          read_config, sha256_of)
 from .formats import JoinedFiles, load_folder, load_onnx, load_split_zip, read_member, safetensors_arrays

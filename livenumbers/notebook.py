@@ -1,7 +1,7 @@
 """Executing a notebook page once per input, through the same cache as the numbers.
 
 The notebook's markdown cells are replaced by their rendered text (live numbers in),
-its code cells run in a fresh kernel from the project root (so `import model` reads
+its code cells run in a fresh kernel from the project root (so the project's own modules read
 the same cached results), and the executed copy is a cache entry keyed by the
 notebook's bytes, its rendered cells and the results' key. A warm build reuses it
 untouched; mkdocs-jupyter then converts the executed copy without running anything.
@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import timing
-from ..errors import UserError
-from . import cache
+from . import cache, timing
+from .errors import UserError
 
 
 class NotebookError(UserError, RuntimeError):

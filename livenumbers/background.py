@@ -11,7 +11,7 @@ from __future__ import annotations
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable
 
-from .. import timing
+from . import timing
 
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="build-background")
 _JOBS: dict[str, Future] = {}

@@ -4,8 +4,8 @@ Lists the keys a page can cite that match PATTERN: every word of it a substring 
 key, or, when nothing contains it, the keys closest to it (a misspelt key finds itself).
 Each with its value as the default format prints it, its interval keys, what the lock
 holds, and the pages (and lines) that cite it. A displayed row's keys
-(`l6.row.s8.w3.alpha.sink_share`, thousands per model) are listed for one sentence when
-PATTERN names it (`l6.row.s8`).
+that the namespace does not list (this site's displayed rows, `l6.row.s8.w3.alpha.sink_share`,
+thousands per model) are listed for one sentence when PATTERN names it (`l6.row.s8`).
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import formats as nums
 from . import gate, lock
-from . import numbers as nums
-from .pages import PageError
+from .markup import PageError
 
 
 @dataclass
@@ -66,17 +66,10 @@ def matching(keys: list[str], pattern: str, limit: int) -> tuple[list[str], bool
     return difflib.get_close_matches(pattern.strip(), keys, n=limit or 20, cutoff=0.6), True
 
 
-def _row_keys(report: gate.Report, pattern: str) -> list[str]:
-    """A sentence's displayed-row keys, when the pattern names one (`l6.row.s8`, `l6.row.s8.w3`)."""
-    m = re.match(r"^(\w+)\.row\.s(\d+)(?:\.w(\d+))?", pattern.strip())
-    if not m or m.group(1) not in report.results["models"]:
-        return []
-    model, s = m.group(1), int(m.group(2))
-    rows = report.results["models"][model]["rows"]
-    words = [w for a, w in zip(rows["sentence"], rows["word_index"]) if a == s and (m.group(3) is None or w == int(m.group(3)))]
-    lenses = [k for k, v in rows.items() if isinstance(v, dict)]
-    return [f"{model}.row.s{s}.w{w}.{lens}.{name}" for w in words for lens in lenses for name in nums.Numbers._ROW_FIELDS
-            if f"{model}.row.s{s}.w{w}.{lens}.{name}" in report.numbers]
+def _unlisted_keys(report: gate.Report, pattern: str) -> list[str]:
+    """Keys the namespace does not list but finds for a pattern (`keys_for`: this site's
+    displayed rows, `l6.row.s8`, thousands per model), or none."""
+    return report.numbers.keys_for(pattern) if hasattr(report.numbers, "keys_for") else []
 
 
 def _report(settings: gate.Settings) -> tuple[gate.Report, str]:
@@ -87,14 +80,14 @@ def _report(settings: gate.Settings) -> tuple[gate.Report, str]:
     except PageError as exc:
         results, key = gate.load_results(settings)
         report = gate.Report(results=results, results_key=key, charts={})
-        report.numbers, report.locked = nums.flatten(results), lock.read(settings.lock).numbers
+        report.numbers, report.locked = settings.source.numbers(results), lock.read(settings.lock).numbers
         return report, (f"(citing pages unknown: {len(exc.problems)} page problem(s); "
                         "`python -m model check` lists them)")
 
 
 def listing(settings: gate.Settings, pattern: str = "", limit: int = 40) -> str:
     report, note = _report(settings)
-    rows = _row_keys(report, pattern)
+    rows = _unlisted_keys(report, pattern)
     if rows:
         keys, fuzzy = [k for k in rows if all(w in k for w in pattern.split())] or rows, False
     else:

@@ -31,12 +31,23 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-log = logging.getLogger("mkdocs.plugins.instrument.cache")
+log = logging.getLogger("mkdocs.plugins.live_numbers.cache")
 
 MANIFEST = "manifest.json"
 PAYLOAD = "payload.json"
 _MEMO: dict[tuple[str, str], Any] = {}
 _VERIFIED: dict[Path, tuple] = {}   # entry folder -> its files' (size, mtime, inode) when their digests matched
+
+
+def code_digest(folder: Path, leave_out: tuple[str, ...] = ()) -> str:
+    """Digest of the Python sources in `folder` and its subfolders, but for the subfolders
+    or files named in `leave_out`: a code version."""
+    h = hashlib.sha256()
+    sources = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*.py")}
+    for name, path in sorted(sources.items()):
+        if name.split("/", 1)[0] not in leave_out:
+            h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def key(*parts: Any) -> str:

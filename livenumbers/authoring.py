@@ -19,8 +19,8 @@ from typing import Any
 from pathlib import Path
 
 from . import cache, finder, gate, lock
-from . import numbers as nums
-from .pages import MARK_CLOSE, MARK_DIGIT0, MARK_MID, MARK_OPEN
+from . import formats as nums
+from .markup import MARK_CLOSE, MARK_DIGIT0, MARK_MID, MARK_OPEN
 
 LISTING_PAGE = "live-numbers.md"
 LISTING_DATA = "assets/live-numbers.json"
@@ -31,27 +31,8 @@ _MARKED = re.compile(f"{MARK_OPEN}({_DIGITS}+){MARK_MID}(.*?){MARK_CLOSE}", re.S
 _ANY_MARK = re.compile(f"{MARK_OPEN}{_DIGITS}*{MARK_MID}|{MARK_CLOSE}")
 _TAG = re.compile(r"(<[^>]*>)")
 
-STYLE = """<style>
-.live-num{border-bottom:1px dotted currentColor;position:relative;cursor:help}
-.live-num.live-drifted{background:rgba(255,82,82,.25)}
-.live-num.live-new{background:rgba(255,193,7,.25)}
-.live-tip{display:none;position:absolute;left:0;top:1.5em;z-index:20;width:max-content;max-width:34em;
-  padding:.4em .6em;border:1px solid var(--md-default-fg-color--lighter,#999);border-radius:.2em;
-  background:var(--md-default-bg-color,#fff);color:var(--md-default-fg-color,#000);box-shadow:0 .2em .6em rgba(0,0,0,.25);
-  font-size:.65rem;line-height:1.45;font-weight:normal;font-style:normal;text-align:left;white-space:normal}
-.live-num:hover>.live-tip,.live-num:focus>.live-tip{display:block}
-.live-tip code{font-size:inherit}
-.live-source{display:block;font-size:.65rem;opacity:.8;margin:.2em 0}
-.live-bar{font-size:.65rem;opacity:.85;margin-bottom:.8em}
-.live-numbers-table{display:table;width:100%;border-collapse:collapse;font-size:.62rem;line-height:1.4}
-.live-numbers-table th,.live-numbers-table td{padding:.25em .4em;vertical-align:top;text-align:left;
-  border-bottom:1px solid var(--md-default-fg-color--lightest,#ddd)}
-.live-numbers-table td:first-child{word-break:break-all;width:30%}
-.live-copy{font:inherit;font-family:var(--md-code-font-family,monospace);padding:.1em .3em;margin:0 0 .2em;cursor:pointer;
-  border:1px solid var(--md-primary-fg-color,#3f51b5);border-radius:.2em;background:none;color:var(--md-primary-fg-color,#3f51b5);
-  text-align:left}
-.live-copy[data-copied]{background:var(--md-primary-fg-color,#3f51b5);color:var(--md-primary-bg-color,#fff)}
-</style>"""
+STATIC = Path(__file__).parent / "static"
+STYLE = "<style>\n" + (STATIC / "authoring.css").read_text(encoding="utf-8") + "</style>"
 
 
 def strip_marks(text: str) -> str:
@@ -138,17 +119,14 @@ def listing_data(report: gate.Report) -> str:
         pages = sorted({spot.rsplit(":", 1)[0] for spot in k.cited})
         rows.append([k.key, k.shown() if not isinstance(k.value, str) else k.value[:80], interval, k.state,
                      ", ".join(pages), num, ci])
-    return json.dumps({"keys": rows, "rows": "MODEL.row.sS.wW.LENS.FIELD: one displayed row; "
-                       "`python -m model numbers l6.row.s8` lists a sentence's"}, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps({"keys": rows}, ensure_ascii=False, separators=(",", ":"))
 
 
 LISTING_MARKDOWN = """# Every number a page can cite
 
-Shown by `mkdocs serve` only; `make site` publishes nothing of it. Type words of a key
-(`l6 median sink`); each row gives its value as the default format prints it, its interval,
-what the lock holds, the pages citing it, and the snippet to paste (a click copies it). A
-displayed row's keys (`l6.row.s8.w3.alpha.sink_share`, thousands per model) are not listed:
-`python -m model numbers l6.row.s8` lists one sentence's.
+Shown by `mkdocs serve` only; a published build carries nothing of it. Type words of a key;
+each row gives its value as the default format prints it, its interval, what the lock holds,
+the pages citing it, and the snippet to paste (a click copies it). {unlisted}
 
 <div class="live-numbers" data-src="{data}">
 <p><label>Find a key <input type="search" class="live-numbers-find" placeholder="l6 median sink" size="40"></label>
@@ -163,60 +141,16 @@ def listing_folder(cache_dir: Path, report: gate.Report, directory_urls: bool = 
     the lock and which pages cite which key, so a prose edit that cites nothing new
     leaves it (and, under `--dirty`, the page) as it was."""
     cited = sorted((k, sorted(pages)) for k, pages in report.cited.items())
-    key = cache.key("listing", report.inputs_key, cited, directory_urls, Path(__file__).read_text(encoding="utf-8"))
+    key = cache.key("listing", report.inputs_key, cited, directory_urls, Path(__file__).read_text(encoding="utf-8"),
+                    (STATIC / "live-numbers.js").read_text(encoding="utf-8"))
     folder = cache.read(cache_dir, "listing", key)
     if folder is None:
         data = ("../" if directory_urls else "") + LISTING_DATA
-        folder = cache.write(cache_dir, "listing", key, {LISTING_PAGE: LISTING_MARKDOWN.format(data=data),
+        page = LISTING_MARKDOWN.format(data=data, unlisted=getattr(report.numbers, "unlisted", ""))
+        folder = cache.write(cache_dir, "listing", key, {LISTING_PAGE: page,
                                                          LISTING_DATA: listing_data(report),
-                                                         LISTING_SCRIPT: LISTING_JS})
+                                                         LISTING_SCRIPT: (STATIC / "live-numbers.js").read_text(encoding="utf-8")})
     return folder
 
 
-LISTING_JS = r"""// Serve only: the key listing (model/site/authoring.py). Drawn from document$, so that
-// Material's instant navigation draws it too.
-(function () {
-  const LIMIT = 200;
-  function draw(root, data) {
-    const find = root.querySelector(".live-numbers-find"), body = root.querySelector("tbody");
-    const count = root.querySelector(".live-numbers-count");
-    const button = (text) => {
-      const b = document.createElement("button");
-      b.type = "button"; b.className = "live-copy"; b.textContent = text; b.title = "copy";
-      b.addEventListener("click", () => {
-        const done = () => { b.dataset.copied = "yes"; b.title = "copied"; };
-        if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, done); else done();
-      });
-      return b;
-    };
-    const update = () => {
-      const words = find.value.toLowerCase().split(/\s+/).filter(Boolean);
-      const hits = data.keys.filter(r => words.every(w => r[0].toLowerCase().includes(w)));
-      body.replaceChildren(...hits.slice(0, LIMIT).map(r => {
-        const tr = document.createElement("tr");
-        tr.dataset.key = r[0];
-        [r[0], r[1], r[2], r[3], r[4]].forEach((v, i) => {
-          const td = document.createElement("td");
-          if (i === 0) { const c = document.createElement("code"); c.textContent = v; td.append(c); } else td.textContent = v;
-          tr.append(td);
-        });
-        const paste = document.createElement("td");
-        paste.append(button(r[5]));
-        if (r[6]) paste.append(document.createElement("br"), button(r[6]));
-        tr.append(paste);
-        return tr;
-      }));
-      count.textContent = `${hits.length} of ${data.keys.length} keys` + (hits.length > LIMIT ? `, first ${LIMIT} shown` : "");
-    };
-    find.addEventListener("input", update);
-    update();
-  }
-  function init() {
-    const root = document.querySelector(".live-numbers");
-    if (!root || root.dataset.drawn) return;
-    root.dataset.drawn = "yes";
-    fetch(root.dataset.src).then(r => r.json()).then(data => draw(root, data));
-  }
-  if (window.document$) window.document$.subscribe(init); else document.addEventListener("DOMContentLoaded", init);
-})();
-"""
+

@@ -2,24 +2,20 @@
 
 The injection syntax, written in Markdown (or a notebook's markdown cells):
 
-    {{ num("l6.alpha.median_sink", "pct:1") }}       a number, formatted
-    {{ ci("l6.alpha.median_sink", "pct:1") }}        ... with its interval: "26.6% (95% CI 23.3–29.2%)"
-    {{ text("l6.alpha.worst_word") }}                 a word or name from the results, escaped
-    {{ table("lens_summary", model="l6") }}           a generated table
-    {{ chart("sink_scatter", model="l6") }}           a chart (Vega-Lite, drawn in the browser)
-    {{ claim("l6.value_norm.above_90 == 0") }}        a checked statement; prints nothing
-    {{ instrument("l6", 3, 2, "alpha") }}             a link to that row in the instrument
-    {{ row_link("l6.alpha.worst") }}                  ... to the row a results entry names
+    {{ num("model.stat", "pct:1") }}          a number, formatted
+    {{ ci("model.stat", "pct:1") }}           ... with its interval: "26.6% (95% CI 23.3–29.2%)"
+    {{ text("model.word") }}                  a word or name from the results, escaped
+    {{ table("summary", model="m") }}         a generated table (the source's)
+    {{ chart("scatter", model="m") }}         a chart (Vega-Lite, drawn in the browser)
+    {{ claim("model.stat == 0") }}            a checked statement; prints nothing
 
-Every call records (key, format, page, line). An unknown key, a bad format, a syntax
-error, an unknown table, chart, model or function, or a link to a row the instrument does
-not have, is a problem naming page and line, with the closest existing names; a page's
-problems are all collected, and `PageError` carries them together.
+and the source's own functions (livenumbers/source.py; this site's `instrument()` and
+`row_link()` link into the instrument page). Every call records (key, format, page, line).
+An unknown key, a bad format, a syntax error, an unknown table, chart or function, or a
+route its page's data does not have, is a problem naming page and line, with the closest
+existing names; a page's problems are all collected, and `PageError` carries them together.
 """
 from __future__ import annotations
-
-from .. import timing
-from ..errors import UserError
 
 import html
 import json
@@ -32,8 +28,12 @@ from typing import Any, Callable
 import jinja2
 from markupsafe import Markup
 
-from . import numbers as nums
-from .numbers import NumberError
+from . import formats as nums
+from . import tables as table_text
+from . import timing
+from .errors import UserError
+from .formats import NumberError
+from .source import Source
 
 
 @dataclass(frozen=True)
@@ -89,11 +89,9 @@ class Rendered:
     text: str
     citations: list[Citation] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
-    routes: list[str] = field(default_factory=list)       # instrument links checked, as fragments ("l6/3/2/alpha")
+    routes: list[str] = field(default_factory=list)       # links into the source's route page, checked ("l6/3/2/alpha")
     problems: list[Problem] = field(default_factory=list)
 
-
-INSTRUMENT_PAGE = "instrument.md"
 
 
 def _template_line() -> tuple[str, int]:
@@ -118,6 +116,7 @@ def _error_line(exc: BaseException, page: str) -> int:
     return line
 
 
+FUNCTIONS = ("num", "ci", "text", "table", "chart", "claim")   # the engine's page functions; a source adds its own
 PLACEHOLDER = "??"   # what a call that failed prints: the page fails anyway, the rest still renders
 
 # Serve only (`Renderer(mark=True)`): each cited number is wrapped in private-use characters
@@ -195,17 +194,16 @@ def _source_note(what: str, keys: list[str], entries: list[str]) -> str:
 class Renderer:
     """Renders pages against one set of results. One per build."""
 
-    def __init__(self, results: dict, charts: Callable[[str], dict] | None = None, locked: dict | None = None,
-                 chart_sources: dict[str, list[str]] | None = None):
-        from . import tables
-
+    def __init__(self, source: Source, results: dict, charts: Callable[[str], dict] | None = None,
+                 locked: dict | None = None, chart_sources: dict[str, list[str]] | None = None):
+        self.source = source
         self.results = results
         self.locked = locked or {}   # key -> lock.Locked: what the lock recorded, for "recorded vs now"
-        self.numbers = nums.flatten(results)
+        self.numbers = source.numbers(results)
         self.namespace = nums.nested(self.numbers)
         self.chart_spec = charts
         self.chart_sources = chart_sources or {}   # chart id -> results entries it was drawn from (serve notes)
-        self.tables = tables
+        self.tables = source.tables
         self.env = jinja2.Environment(
             loader=jinja2.FunctionLoader(lambda name: None),
             undefined=type("_PageUnknown", (_Unknown,), {"__slots__": (), "renderer": self}),
@@ -213,7 +211,6 @@ class Renderer:
             autoescape=False,  # Markdown, not HTML: values are escaped where they are text
         )
         self.claims_env = jinja2.Environment(undefined=jinja2.StrictUndefined)
-        self._shown: dict[str, dict[int, list[int]]] = {}   # model -> sentence -> words with a displayed row
         self._calls: dict[tuple, tuple] = {}   # a table or chart call -> (text, citations, links, first mark)
         self._claims: dict[str, tuple] = {}   # a claim -> (holds, what it read)
         self._rendered: Rendered | None = None
@@ -224,12 +221,9 @@ class Renderer:
 
     def _glob(self) -> dict[str, Any]:
         guard = self._guarded
-        return {
-            "num": guard(self._num), "ci": guard(self._ci), "text": guard(self._text), "claim": guard(self._claim),
-            "table": guard(self._table), "chart": guard(self._chart), "instrument": guard(self._instrument),
-            "row_link": guard(self._row_link),
-            "models": list(self.results["models"]),  # model keys, in study.yml's order: {% for key in models %}
-        }
+        own = {name: guard(f) if callable(f) else f for name, f in self.source.functions(self).items()}
+        return {"num": guard(self._num), "ci": guard(self._ci), "text": guard(self._text), "claim": guard(self._claim),
+                "table": guard(self._table), "chart": guard(self._chart), **own}
 
     def _reuse(self, call: tuple, produce: Callable[[], str]) -> str:
         """`produce()` once per call (a table or chart, its arguments, the page, marked or
@@ -289,7 +283,7 @@ class Renderer:
         if f"{key}_lo" not in self.numbers:
             raise NumberError(f"{key!r} has no interval (no {key}_lo / {key}_hi); cite it with num()")
         lo, hi = self.cite(f"{key}_lo", fmt), self.cite(f"{key}_hi", fmt)
-        return f"{value} ({self.tables.ci_head(self)} {self.tables.span(lo, hi)})"
+        return f"{value} ({self.source.interval_label(self.results)} {table_text.span(lo, hi)})"
 
     def _text(self, key: str) -> str:
         return self.cite(key, "text")
@@ -316,27 +310,19 @@ class Renderer:
         keys = _claim_keys(self.claims_env.parse("{{ " + expr + " }}"))
         return holds, tuple((k, repr(self.numbers[k])) for k in dict.fromkeys(keys) if k in self.numbers)
 
-    def _model(self, model: Any, what: str) -> str:
-        if model not in self.results["models"]:
-            raise NumberError(f"{what}: unknown model {model!r}"
-                              + nums.did_you_mean(str(model), list(self.results["models"]), cutoff=0.4)
-                              + f" (study.yml's models: {', '.join(self.results['models'])})")
-        return model
-
     def _table(self, name: str, **kwargs: Any) -> str:
         import inspect
 
-        if name not in self.tables.TABLES:
-            raise NumberError(f"unknown table {name!r}" + nums.did_you_mean(name, list(self.tables.TABLES))
-                              + f" (tables: {', '.join(sorted(self.tables.TABLES))})")
-        fn = self.tables.TABLES[name]
+        if name not in self.tables:
+            raise NumberError(f"unknown table {name!r}" + nums.did_you_mean(name, list(self.tables))
+                              + f" (tables: {', '.join(sorted(self.tables))})")
+        fn = self.tables[name]
         params = list(inspect.signature(fn).parameters)[1:]
         for arg in kwargs:
             if arg not in params:
                 raise NumberError(f"table {name!r} got an unexpected keyword argument {arg!r}"
                                   + nums.did_you_mean(arg, params) + f" (it takes {', '.join(params) or 'none'})")
-        if "model" in kwargs:
-            self._model(kwargs["model"], f"table {name!r}")
+        self.source.check_args(self, f"table {name!r}", kwargs)
 
         def produce() -> str:
             first = len(self._rendered.citations)
@@ -354,22 +340,22 @@ class Renderer:
         return Markup(self._reuse(call, lambda: str(self._chart_figure(chart, **kwargs))))
 
     def _chart_figure(self, chart: str, /, **kwargs: Any) -> Markup:
-        from . import charts
+        from .charts import ChartError
 
-        if self.chart_spec is None:
+        charts = self.source.charts
+        if self.chart_spec is None or charts is None:
             raise NumberError("charts are not available in this renderer")
-        chart_id = "/".join([chart, *(str(v) for _, v in sorted(kwargs.items()))])
-        if chart not in charts.CHARTS:
-            raise NumberError(f"unknown chart {chart_id!r}" + nums.did_you_mean(chart, list(charts.CHARTS))
-                              + f" (charts: {', '.join(sorted(charts.CHARTS))})")
-        if "model" in kwargs:
-            self._model(kwargs["model"], f"unknown chart {chart_id!r}")
+        chart_id = charts.chart_id(chart, kwargs)
+        if chart not in charts.charts:
+            raise NumberError(f"unknown chart {chart_id!r}" + nums.did_you_mean(chart, list(charts.charts))
+                              + f" (charts: {', '.join(sorted(charts.charts))})")
+        self.source.check_args(self, f"unknown chart {chart_id!r}", kwargs)
         spec = self.chart_spec(chart_id)
         # Words even when specs are not built (the gate's accept): they cite numbers.
         first = len(self._rendered.citations)
         try:
             words = charts.describe(self.results, chart_id, self.cite)
-        except charts.ChartError as exc:
+        except ChartError as exc:
             raise NumberError(str(exc)) from exc
         note = ""
         if self._mark:
@@ -389,77 +375,27 @@ class Renderer:
             f'<figcaption>{html.escape(words.caption)}</figcaption>{note}</figure>'
         )
 
-    # -- links to the instrument -------------------------------------------------------------
+    # -- links into the source's route page ---------------------------------------------------
 
-    def _shown_words(self, model: str) -> dict[int, list[int]]:
-        if model not in self._shown:
-            rows, shown = self.results["models"][model]["rows"], {}
-            for s, w in zip(rows["sentence"], rows["word_index"]):
-                shown.setdefault(s, []).append(w)
-            self._shown[model] = shown
-        return self._shown[model]
-
-    def check_route(self, fragment: str) -> None:
-        """A link into the instrument (`l6/3/2/alpha`, `l6/3`, `l6/3/2/alpha/1.5`) names what
-        its data holds: a known model, a corpus sentence, a word with a displayed row, one of
-        its lenses (part 8's comparison lenses included), a layer and head of that model. The
-        instrument reads the fragment as a route, so MkDocs' anchor check cannot."""
-        from ..instrument import LENSES
-        from ..truth import FIX_LABELS
-
-        model, *rest = fragment.split("/")
-        self._model(model, f"instrument link #{fragment}")
-        if not rest:
-            return
-        typed = rest[0].startswith("text=")   # a sentence of the reader's own: nothing to check it against
-        n = len(self.results["sentences"])
-        if not typed and (not rest[0].isdigit() or int(rest[0]) >= n):
-            raise NumberError(f"instrument link #{fragment}: no sentence {rest[0]!r} (the corpus has sentences 0 to {n - 1})")
-        if len(rest) > 1 and rest[1] != "" and not typed:
-            sentence = int(rest[0])
-            shown = self._shown_words(model).get(sentence, [])
-            if not rest[1].isdigit() or int(rest[1]) not in shown:
-                raise NumberError(f"instrument link #{fragment}: sentence {sentence} has no displayed row for word "
-                                  f"{rest[1]!r} on {model} (rows for words {', '.join(map(str, shown)) or 'none'})")
-        lenses = [*LENSES, *FIX_LABELS]
-        if len(rest) > 2 and rest[2] not in lenses:
-            raise NumberError(f"instrument link #{fragment}: unknown lens {rest[2]!r}"
-                              + nums.did_you_mean(rest[2], lenses) + f" (lenses: {', '.join(lenses)})")
-        m = self.results["models"][model]
-        head = re.match(r"^(?:all-)?(\d+)\.(\d+)$", rest[3]) if len(rest) > 3 else None
-        if len(rest) > 3 and not (head and int(head[1]) < m["n_layers"] and int(head[2]) < m["n_heads"]):
-            raise NumberError(f"instrument link #{fragment}: {rest[3]!r} is no head of {model} "
-                              f"(LAYER.HEAD, layers 0-{m['n_layers'] - 1}, heads 0-{m['n_heads'] - 1})")
-        if len(rest) > 4:
-            raise NumberError(f"instrument link #{fragment}: expected model/sentence/word/lens[/layer.head], got more")
-
-    def instrument_url(self, model: str, sentence: int, word: int | None = None, lens: str = "alpha") -> str:
-        """Relative link from the page being rendered to one row of the instrument (checked)."""
+    def route_link(self, fragment: str) -> str:
+        """A relative link from the page being rendered to `fragment` on the source's route
+        page (checked by the source, and recorded: MkDocs' anchor check cannot read routes)."""
         page = self._rendered.page
-        rel = posixpath.relpath(INSTRUMENT_PAGE, posixpath.dirname(page) or ".")
-        frag = f"{model}/{sentence}" + (f"/{word}/{lens}" if word is not None else "")
-        self.check_route(frag)
-        self._rendered.routes.append(frag)
-        return f"{rel}#{frag}"
-
-    def _instrument(self, model: str, sentence: int, word: int | None = None, lens: str = "alpha") -> str:
-        return self.instrument_url(model, sentence, word, lens)
-
-    def _row_link(self, prefix: str, lens: str = "alpha") -> str:
-        """The instrument's link to the row a results entry names: `row_link("l6.alpha.worst")`
-        reads its `sentence` and `word_index` (so the link follows the data)."""
-        model = prefix.split(".", 1)[0]
-        sentence, word = (nums.lookup(self.numbers, f"{prefix}.{k}") for k in ("sentence", "word_index"))
-        return self.instrument_url(model, sentence, word, lens)
-
-    _LITERAL_LINK = re.compile(r"instrument\.md#([^\s)\"'\]>]+)")
+        rel = posixpath.relpath(self.source.route_page, posixpath.dirname(page) or ".")
+        self.source.check_route(self, fragment)
+        self._rendered.routes.append(fragment)
+        return f"{rel}#{fragment}"
 
     def _literal_routes(self, page: str, source: str) -> None:
-        """Row links written by hand (`[x](../instrument.md#l6/3/2/alpha)`) are checked too."""
+        """Links into the route page written by hand (`[x](../instrument.md#l6/3/2/alpha)`)
+        are checked too."""
+        if not self.source.route_page:
+            return
+        pattern = re.compile(re.escape(posixpath.basename(self.source.route_page)) + r"#([^\s)\"'\]>]+)")
         for i, line in enumerate(source.split("\n"), 1):
-            for m in self._LITERAL_LINK.finditer(re.sub(r"`[^`]*`", "", line)):
+            for m in pattern.finditer(re.sub(r"`[^`]*`", "", line)):
                 try:
-                    self.check_route(m.group(1))
+                    self.source.check_route(self, m.group(1))
                     self._rendered.routes.append(m.group(1))
                 except NumberError as exc:
                     self._rendered.problems.append(Problem(page, i, str(exc)))

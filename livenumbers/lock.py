@@ -6,14 +6,13 @@ interrupted accept leaves the old lock whole.
 """
 from __future__ import annotations
 
-from ..errors import UserError
-
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import UserError
 from .files import write_atomic
 
 LOCK_VERSION = 1

@@ -17,102 +17,75 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import results as results_mod
-from .. import study as study_mod
-from .. import timing
-from . import cache, lock, numbers, published
-from .pages import Citation, Claim, PageError, Problem, Renderer
+from . import cache, formats, lock, timing
+from .markup import Citation, Claim, PageError, Problem, Renderer
+from .source import Source
 
-log = logging.getLogger("mkdocs.plugins.instrument.gate")
+log = logging.getLogger("mkdocs.plugins.live_numbers.gate")
+
+LOCK_FILE = "numbers.lock.json"   # the lock's name in docs/, unless mkdocs.yml says otherwise
+ENGINE_CODE = Path(__file__).parent
 
 
 @dataclass(frozen=True)
 class Settings:
     docs_dir: Path
-    study: Path
     lock: Path
     cache_dir: Path
+    source: Source = field(compare=False, repr=False)
 
     @classmethod
-    def at(cls, root: Path, docs_dir: str = "docs", study: str = "study.yml",
-           lock_file: str = "numbers.lock.json") -> "Settings":
+    def at(cls, root: Path, source: Source, docs_dir: str = "docs", lock_file: str = LOCK_FILE) -> "Settings":
         """The project's layout under `root`. The cache folder is `.cache`, or the folder
         named by LIVE_NUMBERS_CACHE (the tests' own, say): an environment variable, so the
         notebook's kernel, started by the build, finds the same one."""
         docs = (root / docs_dir).resolve()
         cache_dir = root / os.environ.get("LIVE_NUMBERS_CACHE", ".cache")
-        return cls(docs, docs / study, docs / lock_file, cache_dir.resolve())
+        return cls(docs, docs / lock_file, cache_dir.resolve(), source)
 
 
-SITE_CODE = Path(__file__).parent  # model/site: tables, charts, pages, this gate
-
-
-_STUDIES: dict[Path, tuple[list[Path], tuple, study_mod.Study]] = {}   # study file -> (inputs, their stats, study)
-
-
-def _stats(paths: list[Path]) -> tuple:
-    out = []
-    for p in paths:
-        try:
-            st = p.stat()
-            out.append((st.st_mtime_ns, st.st_size, st.st_ino))
-        except FileNotFoundError:
-            out.append(None)
-    return tuple(out)
-
-
-def _study(path: Path) -> study_mod.Study:
-    """The study, parsed again only when its file, its corpus or its flip pairs file
-    changed: parsing the YAML is most of a warm build's gate, and `mkdocs serve` asks on
-    every save."""
-    seen = _STUDIES.get(path)
-    if seen is not None and _stats(seen[0]) == seen[1]:
-        return seen[2]
-    import yaml
-
-    study = study_mod.load(path)
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    inputs = [path, study.corpus_path] + ([path.parent / raw["flip_pairs"]] if "flip_pairs" in raw else [])
-    _STUDIES[path] = (inputs, _stats(inputs), study)
-    return study
+def site_code(source: Source) -> str:
+    """The version of the code that turns results into pages: the engine's and the
+    source's page-side code (its tables and charts). Pages render again when it changes."""
+    return cache.key(cache.code_digest(ENGINE_CODE), *(cache.code_digest(d) for d in source.code_dirs))
 
 
 def results_key(settings: Settings) -> str:
-    """The results' cache key: a digest of their provenance (study, corpus, measurement
-    code, library versions, weights). Computing it never imports torch."""
-    return cache.key(results_mod.provenance(_study(settings.study)))
+    """The results' cache key: a digest of what they depend on (`Source.inputs`)."""
+    return cache.key(settings.source.inputs())
 
 
 def load_results(settings: Settings) -> tuple[dict, str]:
-    """(results, key): from memory, the disk cache, or a fresh measurement, which also
-    writes the instrument's per-sentence data (`views_dir`) as an entry of its own."""
+    """(results, key): from memory, the disk cache, or the source's computation, which
+    also writes the files published with them (`files_dir`) as an entry of its own."""
     key = results_key(settings)
     results = cache.load_json(settings.cache_dir, "results", key)
-    if results is None or cache.read(settings.cache_dir, "views", key) is None:
-        results, views = results_mod.compute(settings.study)
-        cache.write(settings.cache_dir, "views", key, published.view_files(views))
+    if results is None or cache.read(settings.cache_dir, "files", key) is None:
+        results, files = settings.source.compute()
+        cache.write(settings.cache_dir, "files", key, files)
         results = cache.store_json(settings.cache_dir, "results", key, results)
         log.info("results %s (computed)", key[:12])
     return results, key
 
 
-def views_dir(settings: Settings, key: str) -> Path:
-    """The folder of the instrument's per-sentence files (written by `load_results`)."""
-    folder = cache.read(settings.cache_dir, "views", key)
+def files_dir(settings: Settings, key: str) -> Path:
+    """The folder of the files computed with the results (written by `load_results`)."""
+    folder = cache.read(settings.cache_dir, "files", key)
     if folder is None:
-        load_results(settings)  # measures again: the entry went missing
-        folder = cache.read(settings.cache_dir, "views", key)
+        load_results(settings)  # computes again: the entry went missing
+        folder = cache.read(settings.cache_dir, "files", key)
     return folder
 
 
 def load_charts(settings: Settings, results: dict, results_key: str, part: str = "specs") -> dict:
     """Every chart's Vega-Lite spec (or with part="sources", the results entries each was
-    drawn from), cached by results, site code and Altair's version."""
+    drawn from), cached by results, page-side code and Altair's version."""
     from importlib import metadata
 
-    from . import charts
-
-    key = cache.key("charts", results_key, results_mod.code_digest(SITE_CODE), metadata.version("altair"))
+    charts = settings.source.charts
+    if charts is None:
+        return {}
+    key = cache.key("charts", results_key, site_code(settings.source), metadata.version("altair"))
     return cache.get_json(settings.cache_dir, "charts", key, lambda: charts.build_all(results))[0][part]
 
 
@@ -169,6 +142,7 @@ class Report:
     failed_claims: list[Claim] = field(default_factory=list)
     fragile: list[Fragile] = field(default_factory=list)
     provenance_changes: list[str] = field(default_factory=list)
+    provenance: dict = field(default_factory=dict)   # what the results depend on (Source.inputs): the lock records it
 
     @property
     def ok(self) -> bool:
@@ -235,11 +209,11 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     results, key = load_results(settings)
     charts = load_charts(settings, results, key) if with_charts else {}
     sources = load_charts(settings, results, key, "sources") if with_charts and mark_numbers else {}
-    report = Report(results=results, results_key=key, charts=charts)
+    report = Report(results=results, results_key=key, charts=charts, provenance=settings.source.inputs())
 
     def chart_spec(chart_id: str) -> dict:
         if with_charts and chart_id not in charts:
-            raise numbers.NumberError(f"unknown chart {chart_id!r}" + numbers.did_you_mean(chart_id, list(charts))
+            raise formats.NumberError(f"unknown chart {chart_id!r}" + formats.did_you_mean(chart_id, list(charts))
                                       + f" (charts: {', '.join(sorted(charts))})")
         return charts.get(chart_id, {})
 
@@ -247,11 +221,11 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     report.inputs_key = cache.key(key, lock_digest)
     # One renderer while the results and the lock stay (`mkdocs serve` renders a saved page
     # again with the one before: its tables and charts are reused, not computed again).
-    same = (report.inputs_key, id(results), with_charts, mark_numbers, settings.lock)
+    same = (report.inputs_key, id(results), id(settings.source), with_charts, mark_numbers, settings.lock)
     if _RENDERER.get("inputs") != same:
         locked = lock.read(settings.lock)
         _RENDERER.update(inputs=same, locked=locked,
-                         renderer=Renderer(results, chart_spec, locked.numbers, chart_sources=sources))
+                         renderer=Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources))
     renderer, locked = _RENDERER["renderer"], _RENDERER["locked"]
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers
@@ -295,10 +269,10 @@ def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: 
     from dataclasses import astuple
     from importlib import metadata
 
-    from .pages import Rendered
+    from .markup import Rendered
 
     versions = [metadata.version(d) for d in ("jinja2", "markupsafe", "altair")]
-    base = cache.key("page", inputs_key, with_charts, versions, results_mod.code_digest(SITE_CODE))
+    base = cache.key("page", inputs_key, with_charts, versions, site_code(renderer.source))
 
     def render(page: str, source: str, part: str, mark_numbers: bool) -> Rendered:
         def compute() -> dict:
@@ -332,9 +306,9 @@ def _compare(report: Report, rendered, fresh_numbers: dict, locked: lock.Lock) -
     for out in rendered:
         for c in out.citations:
             report.cited.setdefault(c.key, set()).add(c.page)
-            tol = numbers.tolerance(c.fmt, fresh_numbers[c.key])
+            tol = formats.tolerance(c.fmt, fresh_numbers[c.key])
             tightest[c.key] = min(tol, tightest.get(c.key, tol))
-            if numbers.parse_format(c.fmt)[2] is not None:
+            if formats.parse_format(c.fmt)[2] is not None:
                 explicit.add(c.key)
         report.failed_claims += [c for c in out.claims if not c.holds]
     floor = report.results.get("picks", {}).get("margin_floor", 0.0)
@@ -361,7 +335,7 @@ def _compare(report: Report, rendered, fresh_numbers: dict, locked: lock.Lock) -
             entry = locked.numbers[key]
             report.drifts.append(Drift(key, entry.value, fresh_numbers[key], entry.tolerance, sorted(report.cited[key])))
     report.uncited = sorted(set(locked.numbers) - set(report.cited))
-    report.provenance_changes = lock.provenance_changes(locked.provenance, report.results["provenance"])
+    report.provenance_changes = lock.provenance_changes(locked.provenance, report.provenance)
 
 
 @dataclass
@@ -432,5 +406,5 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
                     f"and were rewritten (~ above); {len(noise)} moved by less (rounding noise) and kept their locked value")
     if noted:
         diff.append(f"{len(noted)} pick margin(s) recorded beside their numbers (model/picks.py)")
-    lock.write(settings.lock, new, report.results["provenance"])
+    lock.write(settings.lock, new, report.provenance)
     return Accepted(diff, report.failed_claims, fragile)

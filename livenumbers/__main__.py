@@ -1,0 +1,92 @@
+"""Command line for any write-up on the engine: `python -m livenumbers check|accept|render|numbers`.
+
+    python -m livenumbers check [--site DIR]   the results (through the cache) and the drift gate;
+                                               with --site, a built site's pages: no live markup left
+    python -m livenumbers accept [--exact]     rewrite the numbers lock from fresh results, print the diff
+    python -m livenumbers numbers [PATTERN]    the keys a page can cite
+    python -m livenumbers render OUT           the project with every page rendered, for builders
+                                               that run no plugin or hook
+
+Each reads the project's mkdocs.yml (--config), whose live-numbers options name the source.
+Errors a user can fix print one line and exit with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def run_command(args, settings) -> int:
+    """One command on a project's settings (`python -m model` runs these on the study)."""
+    from . import finder, gate, render
+
+    if args.command == "check":
+        report = gate.run(settings)
+        print(f"numbers gate: {len(report.cited)} cited numbers on {len(report.rendered) + len(report.notebook_cells)} "
+              f"pages, results {report.results_key[:12]}")
+        status = 0
+        if report.ok:
+            print("numbers gate: every cited number matches the lock and every claim holds")
+        else:
+            print(report.message(settings.lock), file=sys.stderr)
+            status = 1
+        if args.site is not None:
+            left = render.leftover_markup(args.site, settings.source)
+            if left:
+                print(f"{args.site}: {len(left)} live call(s) were published unrendered (built without the engine? "
+                      "publish `render` output instead):", file=sys.stderr)
+                print("\n".join(f"  {line}" for line in left), file=sys.stderr)
+                status = 1
+            else:
+                print(f"built site {args.site}: no live markup left on its pages")
+        return status
+    if args.command == "accept":
+        accepted = gate.accept(settings, exact=args.exact)
+        print(accepted.text)
+        return 0 if not (accepted.failed_claims or accepted.fragile) else 1
+    if args.command == "numbers":
+        print(finder.listing(settings, args.pattern, limit=args.limit))
+        return 0
+    if args.command == "render":
+        report = render.write_tree(args.config, args.out, source=settings.source)
+        pages = len(report.rendered) + len(report.notebook_cells)
+        print(f"rendered {pages} pages ({len(report.cited)} cited numbers, results {report.results_key[:12]}) "
+              f"into {args.out}; build it with: cd {args.out} && mkdocs build --strict")
+        return 0
+    raise ValueError(f"unknown command {args.command!r}")
+
+
+def add_commands(sub) -> None:
+    """The engine's subcommands, on an argparse subparsers object."""
+    c = sub.add_parser("check", help="compute the results (cached) and run the numbers gate")
+    c.add_argument("--site", type=Path, default=None,
+                   help="also check a built site's folder: no page may show live markup such as {{ num(")
+    a = sub.add_parser("accept", help="rewrite the numbers lock from fresh results, print the diff")
+    a.add_argument("--exact", action="store_true",
+                   help="write every value as computed here, rounding noise included (the lock's machine changed)")
+    n = sub.add_parser("numbers", help="list the keys a page can cite (substring and fuzzy match)")
+    n.add_argument("pattern", nargs="?", default="", help="words of the key, or a key misspelt")
+    n.add_argument("--limit", type=int, default=40, help="at most this many keys (0: all)")
+    r = sub.add_parser("render", help="write the project with every page rendered, for builders without the engine")
+    r.add_argument("out", type=Path, help="folder to write (replaced if an earlier render wrote it)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from . import render
+    from .errors import UserError
+
+    parser = argparse.ArgumentParser(prog="python -m livenumbers", description=__doc__.split("\n")[0])
+    parser.add_argument("--config", default=Path("mkdocs.yml"), type=Path, help="the project's mkdocs.yml")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_commands(sub)
+    args = parser.parse_args(argv)
+    try:
+        return run_command(args, render.project_settings(args.config))
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

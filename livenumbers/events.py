@@ -1,0 +1,256 @@
+"""The engine's MkDocs events: live numbers, tables and charts in the pages, and the drift gate.
+
+One `Events` object per site holds what persists across `mkdocs serve` rebuilds (MkDocs
+keeps a hook module or a plugin alive between them), and every handler guards, then hands
+the work to the engine's plain library code, which `render` and a source's command line
+run too. Two ways in, the same handlers: this site's build hooks (hooks/live_numbers.py)
+and the plugin (livenumbers/plugin.py, `plugins: - live-numbers` in mkdocs.yml).
+
+Under `mkdocs serve` only (never in a published build): every cited number carries a hover
+detail, tables and charts say what they were drawn from, a page lists every key
+(livenumbers/authoring.py), and with `--dirty` a save rebuilds the saved page alone,
+unless the results or the lock changed.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Callable
+
+import jinja2
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, InclusionLevel
+from mkdocs.utils import get_relative_url
+from mkdocs.utils.meta import get_data
+
+from . import authoring, background, gate, notebook, published, render
+from . import files as site_files
+from .errors import UserError
+
+log = logging.getLogger("mkdocs.plugins.live_numbers")
+
+
+class _Bytecode(jinja2.BytecodeCache):
+    """The theme's templates, compiled once per `mkdocs serve` (MkDocs makes a new Jinja
+    environment for every build; a bucket is reused only while its source is the same)."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+class CachedFile(File):
+    """A generated file whose bytes are a cache entry's: hard-linked into the site, not
+    copied (`livenumbers.files.link_or_copy`)."""
+
+    def copy_file(self, dirty: bool = False) -> None:
+        if dirty and not self.is_modified():
+            return
+        site_files.link_or_copy(self.abs_src_path, self.abs_dest_path)
+
+
+# A chart's spec (tens of kB, escaped) rides in an attribute of a raw HTML block: Markdown
+# and the search index would parse all of it. It is set aside for a token until the page's
+# HTML is written; the published page is the same, byte for byte.
+_SPEC = re.compile(r'data-spec="([^"]*)"')
+_TOKEN = re.compile(r'data-spec="\ue003(\d+)\ue003"')
+
+
+class Events:
+    """The event handlers; `settings(config)` gives the engine's settings (the project's
+    docs, lock, cache and source) for a loaded MkDocs config."""
+
+    def __init__(self, settings: Callable[..., gate.Settings]):
+        self._settings_for = settings
+        self.serve = self.dirty = False
+        self.report: gate.Report | None = None
+        self.settings: gate.Settings | None = None
+        self.inputs: str | None = None
+        self.generated = None
+        self.specs: dict[str, list[str]] = {}
+        self.builds = 0
+        self.built: dict[str, str] = {}
+        self.bytecode = _Bytecode()
+
+    def on_startup(self, command: str, dirty: bool) -> None:
+        # Under `mkdocs serve` a drift becomes a banner instead of stopping the server.
+        self.serve, self.dirty = command == "serve", dirty
+        self.builds, self.built, self.inputs, self.generated = 0, {}, None, None
+
+    def on_config(self, config):
+        try:
+            self.settings = self._settings_for(config)
+        except UserError as exc:
+            raise PluginError(str(exc)) from exc
+        if self.serve:
+            config.extra_javascript.append(authoring.LISTING_SCRIPT)   # the key listing's script, serve only
+        return config
+
+    def on_pre_build(self, config) -> None:
+        # Before MkDocs cleans site/: a failing gate leaves the previous site untouched.
+        settings = self.settings
+        if settings.source.charts is not None:
+            published.start_vega(settings.cache_dir)  # cold: bundles while the gate measures
+        try:
+            report = gate.run(settings, mark_numbers=self.serve)
+        except UserError as exc:
+            raise PluginError(str(exc)) from exc
+        self.report = report
+        if not report.ok:
+            if not self.serve:
+                raise PluginError("numbers gate failed\n" + report.message(settings.lock))
+            # INFO, not WARNING: under `strict: true` a warning would abort the serve rebuild.
+            log.info("numbers gate failed (shown as banners while serving):\n%s", report.message(settings.lock))
+        if self.dirty and self.inputs not in (None, report.inputs_key):
+            _mark_pages_stale(config.site_dir)   # new results or lock: every page, not only the saved one
+        self.inputs = report.inputs_key
+
+    def on_files(self, files, config):
+        report, settings = self.report, self.settings
+        generated = self.generated
+        if generated is None or generated[0] != report.results_key:   # the same files while the results stay
+            generated = (report.results_key, render.generated_files(settings, report))
+            self.generated = generated if self.serve else None
+        for path, src in generated[1].items():
+            if isinstance(src, Path):
+                files.append(CachedFile.generated(config, path, abs_src_path=str(src)))
+            else:
+                files.append(File.generated(config, path, content=src))
+        for page, cells in report.notebook_cells.items():
+            # Cold: the notebook executes beside the build while MkDocs reads the other pages;
+            # on_pre_page waits for it. mkdocs-jupyter converts the executed copy, never runs it.
+            path = settings.docs_dir / page
+            background.start(f"notebook:{page}", notebook.execute, path, page, cells, report.results_key,
+                             settings.cache_dir, settings.docs_dir.parent)
+            folder = notebook.executed_dir(path, cells, report.results_key, settings.cache_dir)
+            files.remove(files.get_file_from_path(page))
+            files.append(File(page, src_dir=str(folder), dest_dir=config.site_dir,
+                              use_directory_urls=config.use_directory_urls))
+        if self.dirty:
+            self._rebuild_changed(files, report)
+        if self.serve:
+            folder = authoring.listing_folder(settings.cache_dir, report, config.use_directory_urls)
+            for path in (authoring.LISTING_PAGE, authoring.LISTING_DATA, authoring.LISTING_SCRIPT):
+                inclusion = InclusionLevel.NOT_IN_NAV if path == authoring.LISTING_PAGE else InclusionLevel.UNDEFINED
+                files.append(File.generated(config, path, abs_src_path=str(folder / path), inclusion=inclusion))
+        return files
+
+    def _rebuild_changed(self, files, report) -> None:
+        """`--dirty` rebuilds a page whose built file is older than its source. A save made
+        while a build runs is older than what that build writes, and would never show: a page
+        whose rendered text is not the one last built is rebuilt, whatever the clocks say."""
+        for file in files.documentation_pages():
+            text = report.rendered.get(file.src_uri)
+            if text is not None and self.built.get(file.src_uri) != text and os.path.exists(file.abs_dest_path):
+                os.utime(file.abs_dest_path, (0, 0))
+
+    def on_pre_page(self, page, config, files):
+        _wait(f"notebook:{page.file.src_uri}")
+        return page
+
+    def on_post_build(self, config) -> None:
+        _wait(None)  # a notebook no page read (excluded, say) still ends, and its error shows
+        self.builds += 1
+
+    def on_page_markdown(self, markdown: str, page, config, files) -> str:
+        rendered = self.report.rendered.get(page.file.src_uri)
+        if rendered is None:
+            return markdown
+        # The gate renders whole files (so errors carry true line numbers); MkDocs has
+        # already read the front matter, so drop it here.
+        self.built[page.file.src_uri] = rendered
+        specs: list[str] = []
+        self.specs[page.file.src_uri] = specs
+
+        def aside(m: re.Match) -> str:
+            specs.append(m.group(1))
+            return f'data-spec="\ue003{len(specs) - 1}\ue003"'
+
+        return _SPEC.sub(aside, get_data(rendered)[0])
+
+    def on_page_content(self, html_text: str, page, config, files) -> str:
+        report, src = self.report, page.file.src_uri
+        _forget_route_anchors(page, self.settings.source.route_page, report.routes.get(src, set()))
+        html_text = report.banner(src) + html_text
+        if self.serve and self.dirty and self.builds:
+            # The search index of the first build stays (Material's search keeps it under
+            # --dirty): indexing the saved page again is most of a save's rebuild.
+            page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
+        if self.serve:
+            html_text = authoring.mark_html(html_text, src, report)
+            _strip_toc_marks(page)
+            listing = files.get_file_from_path(authoring.LISTING_PAGE)
+            html_text = authoring.bar(get_relative_url(listing.url, page.url)) + html_text
+        return html_text
+
+    def on_post_page(self, output: str, page, config) -> str:
+        specs = self.specs.pop(page.file.src_uri, None)
+        return _TOKEN.sub(lambda m: f'data-spec="{specs[int(m.group(1))]}"', output) if specs else output
+
+    def on_serve(self, server, config, builder):
+        """A save is seen within 0.1 s, not 0.5 s: MkDocs' watcher polls every half second.
+        MkDocs has no public setting for it: the paths `mkdocs serve` watched so far move to
+        a watcher that polls faster, in its `observer` (tests/test_hooks.py fails loudly if
+        MkDocs renames it)."""
+        from watchdog.observers.polling import PollingObserver
+
+        if not hasattr(server, "observer"):
+            log.warning("live numbers: this MkDocs' server has no `observer`; saves are seen at its own pace")
+            return server
+        watched = [p for p in (config.docs_dir, config.config_file_path) if p]
+        for path in watched:
+            server.unwatch(path)
+        server.observer = PollingObserver(timeout=0.1)
+        for path in watched:
+            server.watch(path)
+        return server
+
+    def on_env(self, env, config, files):
+        if self.serve:
+            env.bytecode_cache = self.bytecode
+        return env
+
+
+def _mark_pages_stale(site_dir: str) -> None:
+    """`--dirty` rebuilds a page whose built file is older than its source: make every
+    built page older than any source (the served copy in MkDocs' temporary folder)."""
+    for folder, _, names in os.walk(site_dir):
+        for name in names:
+            if name.endswith(".html"):
+                os.utime(os.path.join(folder, name), (0, 0))
+
+
+def _wait(job: str | None) -> None:
+    try:
+        background.wait(job) if job else background.wait_all()
+    except UserError as exc:
+        raise PluginError(str(exc)) from exc
+
+
+def _forget_route_anchors(page, route_page: str | None, routes: set[str]) -> None:
+    """MkDocs' anchor check reads the links into the source's route page (#l6/3/2/alpha) as
+    anchors that page lacks; they are routes its script reads, and the gate checked each
+    against the source's data. Only those leave MkDocs' check; every other anchor stays."""
+    for target, anchors in (page.links_to_anchors or {}).items():
+        if target.src_uri == route_page:
+            for route in routes:
+                anchors.pop(route, None)
+
+
+def _strip_toc_marks(page) -> None:
+    """A number in a heading: its hover marks must not reach the table of contents."""
+    def walk(items) -> None:
+        for item in items:
+            item.title = authoring.strip_marks(item.title)
+            walk(item.children)
+    walk(page.toc)
+    if page.title:
+        page.title = authoring.strip_marks(page.title)

@@ -1,0 +1,73 @@
+"""The engine as a MkDocs plugin, for write-ups that configure it in mkdocs.yml:
+
+    plugins:
+      - live-numbers:
+          source: my_writeup.numbers:make_source   # callable(docs_dir, options) -> Source
+          lock: numbers.lock.json                  # in docs/ (the default)
+          options: {data: results.csv}             # handed to the callable
+
+The same handlers as a site's build hooks (livenumbers/events.py); the entry point is in
+pyproject.toml. MkDocs keeps one plugin object across `mkdocs serve` rebuilds.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.plugins import BasePlugin, event_priority
+
+from . import config, gate
+from .events import Events
+
+
+class LiveNumbersConfig(base.Config):
+    source = c.Type(str)                              # module:callable(docs_dir, options) -> Source
+    lock = c.Type(str, default=config.LOCK_FILE)
+    options = c.Type(dict, default={})
+
+
+class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
+    def __init__(self):
+        self.events = Events(self._settings)
+
+    def _settings(self, mkdocs_config) -> gate.Settings:
+        docs = Path(mkdocs_config.docs_dir)
+        source = config.load_source(self.config.source, docs, dict(self.config.options))
+        return gate.Settings.at(Path(mkdocs_config.config_file_path).parent, source, docs_dir=str(docs),
+                                lock_file=self.config.lock)
+
+    def on_startup(self, *, command, dirty):
+        self.events.on_startup(command, dirty)
+
+    def on_config(self, config):
+        return self.events.on_config(config)
+
+    def on_pre_build(self, *, config):
+        self.events.on_pre_build(config)
+
+    @event_priority(50)   # before mkdocs-jupyter's on_files, which reads the executed notebooks
+    def on_files(self, files, *, config):
+        return self.events.on_files(files, config)
+
+    @event_priority(50)
+    def on_pre_page(self, page, *, config, files):
+        return self.events.on_pre_page(page, config, files)
+
+    def on_page_markdown(self, markdown, *, page, config, files):
+        return self.events.on_page_markdown(markdown, page, config, files)
+
+    def on_page_content(self, html, *, page, config, files):
+        return self.events.on_page_content(html, page, config, files)
+
+    def on_post_page(self, output, *, page, config):
+        return self.events.on_post_page(output, page, config)
+
+    def on_post_build(self, *, config):
+        self.events.on_post_build(config)
+
+    def on_serve(self, server, *, config, builder):
+        return self.events.on_serve(server, config, builder)
+
+    def on_env(self, env, *, config, files):
+        return self.events.on_env(env, config, files)

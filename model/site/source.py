@@ -1,0 +1,102 @@
+"""The study as the engine's source (livenumbers/source.py): what its results depend on and
+how they are measured, their key schema, its tables, charts and page functions, and the
+instrument's files.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from livenumbers import gate
+from livenumbers.config import LOCK_FILE
+from livenumbers.source import Source
+
+from .. import results as results_mod
+from .. import study as study_mod
+from . import links, numbers, published
+from .charts import CHARTS
+from .tables import TABLES
+
+STUDY_FILE = "study.yml"   # in docs/, unless mkdocs.yml's extra.live_numbers says otherwise
+
+
+class StudySource(Source):
+    """The study `docs/study.yml` describes, measured on its models."""
+
+    name = "the study"
+    tables = TABLES
+    charts = CHARTS
+    route_page = links.INSTRUMENT_PAGE
+    function_names = ("instrument", "row_link")
+    code_dirs = (Path(__file__).parent,)   # model/site: its tables, charts and key schema
+
+    def __init__(self, study: Path):
+        self.study = Path(study)
+        self._seen: tuple | None = None   # (inputs, their stats, the study)
+
+    @classmethod
+    def in_docs(cls, docs_dir: Path, study: str = STUDY_FILE) -> "StudySource":
+        return cls(Path(docs_dir) / study)
+
+    def load(self) -> study_mod.Study:
+        """The study, parsed again only when its file, its corpus or its flip pairs file
+        changed: parsing the YAML is most of a warm build's gate, and `mkdocs serve` asks on
+        every save."""
+        if self._seen is not None and _stats(self._seen[0]) == self._seen[1]:
+            return self._seen[2]
+        study = study_mod.load(self.study)
+        inputs = list(study.files)
+        self._seen = (inputs, _stats(inputs), study)
+        return study
+
+    def inputs(self) -> dict:
+        """The results' provenance (study, corpus, measurement code, library versions,
+        weights); reading it never imports torch."""
+        return results_mod.provenance(self.load())
+
+    def compute(self) -> tuple[dict, dict[str, str]]:
+        results, views = results_mod.compute(self.study)
+        return results, published.view_files(views)
+
+    def numbers(self, results: dict):
+        return numbers.flatten(results)
+
+    def functions(self, renderer) -> dict:
+        return links.page_functions(renderer)
+
+    def check_args(self, renderer, what: str, kwargs: dict) -> None:
+        if "model" in kwargs:
+            links.check_model(renderer.results, kwargs["model"], what)
+
+    def check_route(self, renderer, fragment: str) -> None:
+        links.check_route(renderer.results, fragment)
+
+    def interval_label(self, results: dict) -> str:
+        """"95% CI", from the study's bootstrap level."""
+        return f"{round(results['bootstrap']['level'] * 100)}% CI"
+
+    def published(self, results, results_entry, files_entry, cache_dir, lock) -> dict:
+        return super().published(results, results_entry, files_entry, cache_dir, lock) | published.study_files(results, cache_dir)
+
+
+def _stats(paths: list[Path]) -> tuple:
+    out = []
+    for p in paths:
+        try:
+            st = p.stat()
+            out.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        except FileNotFoundError:
+            out.append(None)
+    return tuple(out)
+
+
+def study_settings(root: Path, docs_dir: str = "docs", study: str = STUDY_FILE, lock_file: str = LOCK_FILE) -> gate.Settings:
+    """The engine's settings for this project under `root`: its docs, its lock, its cache and
+    the study as the source (what the hooks, the CLI and the tests all use)."""
+    docs = (Path(root) / docs_dir).resolve()
+    return gate.Settings.at(Path(root), StudySource.in_docs(docs, study), docs_dir=docs_dir, lock_file=lock_file)
+
+
+def from_options(docs_dir: Path, options: dict) -> StudySource:
+    """The source as mkdocs.yml's live-numbers options name it (`source:
+    model.site.source:from_options`, with `study:`), for `render` and the plugin."""
+    return StudySource.in_docs(docs_dir, options.get("study", STUDY_FILE))

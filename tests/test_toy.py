@@ -1,0 +1,107 @@
+"""The engine (livenumbers) on a second write-up of its own, tests/toy/: a hand-made results
+file, no torch, no models. Built with the plugin (`plugins: - live-numbers` in its
+mkdocs.yml), drifted, gated and rendered: what another project using the engine gets."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from livenumbers import config, gate, lock, render
+from livenumbers.markup import PageError
+
+TOY = Path(__file__).parent / "toy"
+
+
+@pytest.fixture
+def toy(tmp_path) -> Path:
+    """A copy of the toy write-up, its lock accepted."""
+    root = tmp_path / "toy"
+    shutil.copytree(TOY, root, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
+    assert run(root, "livenumbers", "accept").returncode == 0
+    return root
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """`python -m ARGS` in the toy's folder, its source importable (as a project's own module is)."""
+    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+                        "NO_MKDOCS_2_WARNING": "1", "LIVE_NUMBERS_CACHE": str(root / ".cache")}
+    return subprocess.run([sys.executable, "-m", *args], cwd=root, env=env, capture_output=True, text=True)
+
+
+def settings(root: Path) -> gate.Settings:
+    sys.path.insert(0, str(root))
+    try:
+        return render.project_settings(root / "mkdocs.yml")
+    finally:
+        sys.path.remove(str(root))
+
+
+def test_the_plugin_builds_the_toy_with_its_numbers_table_chart_and_claim(toy):
+    build = run(toy, "mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    page = (toy / "site" / "index.html").read_text(encoding="utf-8")
+    assert "In all 20 points; the apple has 12,\n60% of them." in page
+    assert "<td>pear</td>\n<td>5</td>\n<td>25.0%</td>" in page            # the table
+    assert 'class="vega-chart" id="chart-bars"' in page and "Scores; apple leads with 12." in page   # the chart and its words
+    assert (toy / "site" / "downloads" / "results.json").is_file()
+    assert (toy / "site" / "assets" / "javascripts" / "vega-bundle.js").is_file()
+    locked = lock.read(toy / "docs" / "numbers.lock.json").numbers
+    assert locked["fruit.apple.share"] == lock.Locked(0.6, 0.0005)   # the tightest of its citations: the table's pct:1
+
+
+def test_a_drifted_number_fails_the_toys_build_naming_key_values_and_page(toy):
+    data = toy / "docs" / "data.json"
+    data.write_text(json.dumps({"apple": 13, "pear": 5, "plum": 3}))
+    build = run(toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0
+    assert "fruit.apple.score: recorded 12, now 13 (tolerance 0); cited by index.md" in build.stdout + build.stderr
+    assert not (toy / "site").exists()            # the gate runs before MkDocs writes anything
+    accept = run(toy, "livenumbers", "accept")
+    assert accept.returncode == 0 and "~ fruit.apple.score: 12 -> 13 (tolerance 0)" in accept.stdout
+    assert run(toy, "livenumbers", "check").returncode == 0
+
+
+def test_a_claim_that_no_longer_holds_fails_the_gate(toy):
+    (toy / "docs" / "data.json").write_text(json.dumps({"apple": 6, "pear": 5, "plum": 3}))
+    report = gate.run(settings(toy))
+    assert [c.expr for c in report.failed_claims] == ["fruit.apple.score > fruit.pear.score + fruit.plum.score"]
+
+
+def test_an_unknown_key_is_named_with_page_and_line(toy):
+    page = toy / "docs" / "index.md"
+    page.write_text(page.read_text() + '\nThe plum has {{ num("fruit.plumm.score", "int") }}.\n')
+    with pytest.raises(PageError, match=r"index.md:12: unknown number 'fruit.plumm.score'; did you mean 'fruit.plum.score'"):
+        gate.run(settings(toy))
+
+
+def test_render_writes_the_toy_for_a_builder_without_the_engine(toy):
+    out = run(toy, "livenumbers", "render", "rendered")
+    assert out.returncode == 0, out.stdout + out.stderr
+    tree = toy / "rendered"
+    assert "In all 20 points" in (tree / "docs" / "index.md").read_text(encoding="utf-8")
+    raw = config.read(tree / "mkdocs.yml")
+    assert raw["plugins"] == [] and raw["validation"] == {"anchors": "ignore"} and raw["site_name"] == "Fruit, measured"
+    assert (tree / "docs" / "downloads" / "results.json").is_file()
+    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tree, capture_output=True, text=True,
+                           env=os.environ | {"NO_MKDOCS_2_WARNING": "1"})
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert render.leftover_markup(tree / "site") == []
+
+
+def test_the_engine_imports_nothing_of_the_study():
+    """livenumbers knows no attention, model or study: none of its modules imports model/
+    or the site's hooks."""
+    import ast
+
+    engine = Path(__file__).parent.parent / "livenumbers"
+    for path in engine.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            assert not any(n.split(".")[0] in ("model", "hooks") for n in names), (path, names)

@@ -1,0 +1,59 @@
+"""A second, tiny write-up for the engine (livenumbers): a hand-made results file, no torch,
+no models. Its pages cite numbers, a table, a chart and a claim; the tests build it with the
+plugin, drift a number, and render it (tests/test_toy.py)."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from livenumbers.charts import Chart, Charts, Words, altair, dataset
+from livenumbers.source import Source
+from livenumbers.tables import md_table
+
+
+def scores(r) -> str:
+    """One row per fruit: its score and its share of the total."""
+    rows = [[name, r.cite(f"fruit.{name}.score", "int"), r.cite(f"fruit.{name}.share", "pct:1")]
+            for name in r.results["fruit"]]
+    return md_table(["Fruit", "Score", "Share"], rows)
+
+
+def bars(results: dict):
+    alt = altair()
+    data = [{"fruit": k, "score": v["score"]} for k, v in results["fruit"].items()]
+    return alt.Chart(dataset(data)).mark_bar().encode(x="fruit:N", y="score:Q")
+
+
+def bars_words(results: dict, num) -> Words:
+    best = max(results["fruit"], key=lambda k: results["fruit"][k]["score"])
+    return Words(caption=f"Scores; {best} leads with {num(f'fruit.{best}.score', 'int')}.",
+                 alt=f"A bar per fruit; the tallest is {best}.")
+
+
+class ToySource(Source):
+    name = "the fruit"
+    tables = {"scores": scores}
+    charts = Charts({"bars": Chart(bars, bars_words)}, choices=lambda results: {})
+
+    def __init__(self, data: Path):
+        self.data = data
+
+    def inputs(self) -> dict:
+        return {"data": hashlib.sha256(self.data.read_bytes()).hexdigest()}
+
+    def compute(self) -> tuple[dict, dict]:
+        raw = json.loads(self.data.read_text(encoding="utf-8"))
+        total = sum(raw.values())
+        return {"fruit": {k: {"score": v, "share": v / total} for k, v in raw.items()}}, {}
+
+    def numbers(self, results: dict) -> dict:
+        out = {"total": sum(v["score"] for v in results["fruit"].values())}
+        for name, v in results["fruit"].items():
+            out |= {f"fruit.{name}.score": v["score"], f"fruit.{name}.share": v["share"]}
+        return out
+
+
+def make(docs_dir: Path, options: dict) -> ToySource:
+    """The source mkdocs.yml names (`source: toy_source:make`, `options: {data: ...}`)."""
+    return ToySource(Path(docs_dir) / options.get("data", "data.json"))
