@@ -70,11 +70,19 @@ _Dumper.add_representer(Tagged, _represent)
 def read(config_file: Path) -> dict:
     """mkdocs.yml as data, its tags kept (`Tagged`)."""
     try:
-        return yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Loader) or {}
+        return read_text(config_file.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ConfigError(f"{config_file}: not found (run from the project's folder, or pass --config)") from exc
+    except ConfigError as exc:
+        raise ConfigError(f"{config_file}: {exc}") from exc
+
+
+def read_text(text: str) -> dict:
+    """YAML text as data, its tags kept (`Tagged`)."""
+    try:
+        return yaml.load(text, Loader=_Loader) or {}
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{config_file}: not valid YAML ({exc})") from exc
+        raise ConfigError(f"not valid YAML ({exc})") from exc
 
 
 def write(raw: dict) -> str:

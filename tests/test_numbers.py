@@ -1,5 +1,5 @@
-"""The numbers pages cite (model/site/numbers.py): keys, formats, and how far a number
-may move before what a reader sees could change."""
+"""The numbers pages cite: formats and how far a number may move before what a reader sees
+could change (livenumbers/formats.py), and the study's keys (model/site/numbers.py)."""
 from __future__ import annotations
 
 import html
@@ -7,8 +7,9 @@ import re
 
 import pytest
 
-from model.site import numbers
+from livenumbers import formats
 from livenumbers.formats import NumberError
+from model.site import numbers
 
 
 # -- formats ------------------------------------------------------------------------------------
@@ -29,26 +30,26 @@ from livenumbers.formats import NumberError
     (False, "yesno", "no"),
 ])
 def test_each_format(value, fmt, shown):
-    assert numbers.format_value("k", value, fmt) == shown
+    assert formats.format_value("k", value, fmt) == shown
 
 
 @pytest.mark.parametrize("fmt", ["percent", "pct", "pct:x", "pct:10", "int:1", "fixed:2~", "sci:1~big", "~1e-5", ""])
 def test_a_bad_format_says_which_formats_exist(fmt):
     with pytest.raises(NumberError, match=rf"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N"):
-        numbers.parse_format(fmt)
+        formats.parse_format(fmt)
 
 
 def test_formats_that_would_hide_something_are_errors():
     with pytest.raises(NumberError, match=r"'k' = 0.5 is not a whole number; format 'int' would hide that"):
-        numbers.format_value("k", 0.5, "int")
+        formats.format_value("k", 0.5, "int")
     with pytest.raises(NumberError, match=r"'k' = 2.5 is not a whole number; format 'ord' would hide that"):
-        numbers.format_value("k", 2.5, "ord")
+        formats.format_value("k", 2.5, "ord")
     with pytest.raises(NumberError, match=r"'k' is text \('MiniLM'\); cite it with format 'text'"):
-        numbers.format_value("k", "MiniLM", "pct:1")
+        formats.format_value("k", "MiniLM", "pct:1")
 
 
 def test_default_formats():
-    assert [numbers.default_format(v) for v in ("a", True, 3, 0.5)] == ["text", "yesno", "int", "fixed:3"]
+    assert [formats.default_format(v) for v in ("a", True, 3, 0.5)] == ["text", "yesno", "int", "fixed:3"]
 
 
 # -- tolerances ----------------------------------------------------------------------------------
@@ -70,17 +71,17 @@ def test_default_formats():
     ("int~2", 7, 2.0),
 ])
 def test_tolerance_is_half_the_last_printed_unit(fmt, value, tolerance):
-    assert numbers.tolerance(fmt, value) == pytest.approx(tolerance, rel=1e-9, abs=1e-15)
+    assert formats.tolerance(fmt, value) == pytest.approx(tolerance, rel=1e-9, abs=1e-15)
 
 
 @pytest.mark.parametrize("fmt, value", [("pct:1", 0.2656), ("fixed:2", 3.14159), ("ratio:2", 0.845),
                                         ("sci:1", 5.55e-6), ("sci:2", 98765.0)])
 def test_a_move_within_tolerance_changes_the_printed_value_by_one_unit_at_most(fmt, value):
-    tol = numbers.tolerance(fmt, value)
+    tol = formats.tolerance(fmt, value)
     unit = 10 ** -int(fmt.split(":")[1])
 
     def printed(v):  # "26.6%" -> (26.6, ""), "5.5e-06" -> (5.5, "-06")
-        mantissa, _, exponent = numbers.format_value("k", v, fmt).rstrip("%×").partition("e")
+        mantissa, _, exponent = formats.format_value("k", v, fmt).rstrip("%×").partition("e")
         return float(mantissa), exponent
 
     for moved in (value - 0.99 * tol, value + 0.99 * tol):
@@ -118,11 +119,11 @@ def test_an_unknown_key_suggests_the_closest_keys():
     n = numbers.Numbers({"l6.alpha.median_sink": 0.2, "l6.value_norm.median_sink": 0.1, "l6.n_layers": 6}, ROWS)
     with pytest.raises(NumberError, match=r"^unknown number 'l3.alpha.median_sink'; did you mean 'l6.alpha.median_sink', "
                                           r"'l6.value_norm.median_sink'\?$"):
-        numbers.lookup(n, "l3.alpha.median_sink")
+        formats.lookup(n, "l3.alpha.median_sink")
     with pytest.raises(NumberError, match=r"^unknown number 'l6.alpha.median_snk'; did you mean 'l6.alpha.median_sink'"):
-        numbers.lookup(n, "l6.alpha.median_snk")
+        formats.lookup(n, "l6.alpha.median_snk")
     with pytest.raises(NumberError, match=r"^unknown number 'nothing.like.it'$"):
-        numbers.lookup(n, "nothing.like.it")
+        formats.lookup(n, "nothing.like.it")
 
 
 @pytest.mark.parametrize("key, suggested", [
@@ -134,7 +135,7 @@ def test_an_unknown_key_suggests_the_closest_keys():
 def test_a_misspelt_row_key_suggests_the_row_keys_that_exist(key, suggested):
     n = numbers.Numbers({}, ROWS)
     with pytest.raises(NumberError) as info:
-        numbers.lookup(n, key)
+        formats.lookup(n, key)
     assert str(info.value) == f"unknown number {key!r}; did you mean {', '.join(repr(k) for k in suggested)}?"
 
 
@@ -142,11 +143,11 @@ def test_a_misspelt_row_key_suggests_the_row_keys_that_exist(key, suggested):
                                             ("integer", "int"), ("ratio:12", "ratio:1"), ("Pct:1", "pct:1")])
 def test_a_bad_format_suggests_the_closest_format(fmt, suggested):
     with pytest.raises(NumberError, match=rf"; did you mean {suggested!r}\?$"):
-        numbers.parse_format(fmt)
+        formats.parse_format(fmt)
 
 
 def test_nested_is_the_flat_keys_as_a_tree():
-    assert numbers.nested({"a.b.c": 1, "a.b.d": 2, "e": 3}) == {"a": {"b": {"c": 1, "d": 2}}, "e": 3}
+    assert formats.nested({"a.b.c": 1, "a.b.d": 2, "e": 3}) == {"a": {"b": {"c": 1, "d": 2}}, "e": 3}
 
 
 def test_the_real_results_flatten_to_the_documented_keys(session_results):
@@ -179,7 +180,7 @@ def test_the_real_results_flatten_to_the_documented_keys(session_results):
     assert n["mpnet.flip.mirrored.alpha.head.L7H4.follows"] == h["follows"][i] and h["head"][i] == 4
     assert n["mpnet.flip.null.pair0.sentence_a"] == f["null"]["lenses"]["alpha"]["pairs"][0]["sentences"][0]
     assert numbers.flip_set(f, "null.mirrored") is f["null"]["orders"]["mirrored"]
-    tree = numbers.nested(n)                                   # no key is both a number and a prefix
+    tree = formats.nested(n)                                   # no key is both a number and a prefix
     assert tree["l6"]["alpha"]["median_sink"] == s["median_sink"]
 
 
@@ -190,7 +191,7 @@ def test_the_real_results_flatten_to_the_documented_keys(session_results):
     "# heading", "1. list", "- item", "!image", "x~~y~~", "a\\b", "'q' \"q\"", "k: v = w",
 ])
 def test_md_text_leaves_no_markup(text):
-    out = numbers.md_text(text)
+    out = formats.md_text(text)
     bare = re.sub(r"&#\d+;", "", out)                         # numeric character references aside,
     assert not set(bare) & set("<>&\"'`*_[](){}|#!~\\="), bare  # nothing HTML, Markdown or attr_list reads
     assert html.unescape(out) == text                          # a browser shows it as written

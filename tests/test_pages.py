@@ -1,5 +1,6 @@
-"""Rendering a page's live parts (model/site/pages.py) against the real results: what
-each call prints, what it records, and errors that name page and line."""
+"""Rendering a page's live parts (livenumbers/markup.py) with the study as the source,
+against the real results: what each call prints, what it records, and errors that name
+page and line. (tests/test_toy.py runs the engine on a write-up without models.)"""
 from __future__ import annotations
 
 import html
@@ -10,6 +11,9 @@ import pytest
 from livenumbers import lock
 from livenumbers.formats import NumberError
 from livenumbers.markup import Citation, PageError, Renderer
+from model.site.source import StudySource
+
+SOURCE = StudySource("study.yml")
 
 SPEC = {"mark": "point", "data": {"values": [{"word": "</script><b>", "x": 1}]}, "encoding": {"x": {"field": "x"}}}
 
@@ -23,7 +27,7 @@ def chart_spec(chart_id: str) -> dict:
 @pytest.fixture(scope="module")
 def renderer(session_results) -> Renderer:
     results, _ = session_results
-    return Renderer(results, chart_spec, {"l6.n_layers": lock.Locked(6, 0.0)})
+    return Renderer(SOURCE, results, chart_spec, {"l6.n_layers": lock.Locked(6, 0.0)})
 
 
 @pytest.fixture(scope="module")
@@ -158,4 +162,4 @@ def test_instrument_links_are_recorded_once_checked(renderer):
 
 def test_charts_are_refused_by_a_renderer_without_them(session_results):
     with pytest.raises(PageError, match=r"^p\.md:1: charts are not available"):
-        Renderer(session_results[0]).render("p.md", '{{ chart("sink_scatter", model="l6") }}')
+        Renderer(SOURCE, session_results[0]).render("p.md", '{{ chart("sink_scatter", model="l6") }}')

@@ -1,12 +1,15 @@
-"""Files the site publishes beside its pages (model/site/published.py): the results for
-download, the instrument's index and per-sentence data, the Vega bundle."""
+"""Files the site publishes beside its pages: the results for download, the instrument's
+index and per-sentence data (model/site/published.py, through the study's source), the
+Vega bundle (livenumbers/published.py)."""
 from __future__ import annotations
 
 import json
 
-from model.instrument import LENS_LABELS, LENSES, TINY_MASS
 from livenumbers import background, cache
+from livenumbers import published as engine
+from model.instrument import LENS_LABELS, LENSES, TINY_MASS
 from model.site import published
+from model.site.source import StudySource
 
 POSITIONAL = {lens: [[0, 1]] for lens in LENSES}
 RESULTS = {
@@ -39,34 +42,34 @@ def test_the_instrument_index_carries_the_definitions_the_script_must_not_repeat
 
 def test_site_files_point_into_the_cache(tmp_path):
     results = cache.write(tmp_path, "results", "r" * 64, {cache.PAYLOAD: json.dumps(RESULTS)})
-    views = cache.write(tmp_path, "views", "r" * 64, published.view_files(VIEWS))
-    vega = cache.write(tmp_path, "vega", published._vega_key(), {published.VEGA_BUNDLE: "// the bundle"})
-    files = published.site_files({**RESULTS, "runtime": {"models": [], "tolerance": 1e-4}}, results, views, tmp_path)
-    assert files[published.VEGA_BUNDLE] == vega / published.VEGA_BUNDLE
+    views = cache.write(tmp_path, "files", "r" * 64, published.view_files(VIEWS))
+    source = StudySource(tmp_path / "study.yml")
+    plain = {**RESULTS, "runtime": {"models": [], "tolerance": 1e-4}}
+    files = source.published(plain, results, views, tmp_path, None)
     assert files["downloads/results.json"] == results / cache.PAYLOAD
     assert json.loads(files["assets/instrument/index.json"])["default_model"] == "l6"
     assert files["assets/instrument/l6/1.json"] == views / "assets/instrument/l6/1.json"
-    assert len(files) == 3 + 3
+    assert len(files) == 2 + 3
     lock = tmp_path / "numbers.lock.json"                  # the lock, published when there is one
     lock.write_text("{}")
-    with_lock = published.site_files({**RESULTS, "runtime": {"models": [], "tolerance": 1e-4}}, results, views, tmp_path, lock)
+    with_lock = source.published(plain, results, views, tmp_path, lock)
     assert with_lock["downloads/numbers.lock.json"] == lock and len(with_lock) == len(files) + 1
 
 
 def test_the_vega_bundle_is_started_beside_the_build_only_when_missing(tmp_path, monkeypatch):
     started = []
     monkeypatch.setattr(background, "start", lambda name, fn, *args: started.append((name, fn, args)))
-    published.start_vega(tmp_path)
-    assert started == [("vega", published.bundle_vega, (tmp_path,))]
-    cache.write(tmp_path, "vega", published._vega_key(), {published.VEGA_BUNDLE: "// the bundle"})
-    published.start_vega(tmp_path)
+    engine.start_vega(tmp_path)
+    assert started == [("vega", engine.bundle_vega, (tmp_path,))]
+    cache.write(tmp_path, "vega", engine._vega_key(), {engine.VEGA_BUNDLE: "// the bundle"})
+    engine.start_vega(tmp_path)
     assert len(started) == 1
 
 
 def test_the_vega_bundle_is_built_once_and_kept(tmp_path):
-    folder = published.bundle_vega(tmp_path)
-    bundle = folder / published.VEGA_BUNDLE
+    folder = engine.bundle_vega(tmp_path)
+    bundle = folder / engine.VEGA_BUNDLE
     assert bundle.stat().st_size > 100_000 and b"vega" in bundle.read_bytes()[:100_000].lower()
-    assert cache.read(tmp_path, "vega", published._vega_key()) == folder
+    assert cache.read(tmp_path, "vega", engine._vega_key()) == folder
     stamp = bundle.stat().st_mtime_ns
-    assert published.bundle_vega(tmp_path) == folder and bundle.stat().st_mtime_ns == stamp
+    assert engine.bundle_vega(tmp_path) == folder and bundle.stat().st_mtime_ns == stamp

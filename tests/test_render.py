@@ -1,4 +1,4 @@
-"""The site without hooks (model/site/render.py): `python -m model render OUT` writes a
+"""The site without hooks (livenumbers/render.py): `python -m model render OUT` writes a
 project any `mkdocs.yml` builder can publish, and `python -m model check --site DIR` finds
 live markup a builder that ignores hooks published as it was.
 
@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, copy_project, mkdocs_build, output, run, serve
-from livenumbers import render
+from livenumbers import config, render
+from model.site.source import StudySource
 
 LOCK = Path("docs") / "numbers.lock.json"
 
@@ -47,23 +48,25 @@ def assert_same_site(plain: Path, hooked: Path) -> None:
 # -- mkdocs.yml without hooks ---------------------------------------------------------------------
 
 def test_the_plain_config_has_no_hooks_and_no_hook_settings():
-    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    plain = render.plain_config(text)
-    assert "hooks:" not in plain and "live_numbers" not in plain and "hooks/live_numbers.py" not in plain
-    assert "  anchors: ignore" in plain
-    # Everything else as it was, comments and the !ENV tag included.
-    kept = [line for line in text.splitlines() if not any(s in line for s in ("hooks", "live_numbers", "study: study.yml",
-                                                                              "lock: numbers.lock.json", "anchors:"))]
-    body = plain.splitlines()
-    assert [line for line in kept if line.strip() and line.strip() != "extra:"] == \
-        [line for line in body if line.strip() and not line.startswith("# Written by") and not line.startswith("# Every page")
-         and "anchors:" not in line]
-    assert 'site_url: !ENV [SITE_URL, "http://127.0.0.1:8000/"]' in plain
+    raw = config.read(ROOT / "mkdocs.yml")
+    plain = render.plain_config(raw)
+    assert plain.startswith("# Written by `render`")
+    back = config.read_text(plain)
+    assert "hooks" not in back and "live_numbers" not in back.get("extra", {})
+    assert back["validation"] == {**raw["validation"], "anchors": "ignore"}
+    # Everything else as it was, the !ENV tag included (a YAML round trip: the same data).
+    same = lambda d: {k: v for k, v in d.items() if k not in ("hooks", "extra", "validation")}
+    assert same(back) == same(raw)
+    assert back.get("extra", {}) == {k: v for k, v in raw["extra"].items() if k != "live_numbers"}
+    assert back["site_url"] == config.Tagged("!ENV", ["SITE_URL", "http://127.0.0.1:8000/"])
+    assert "site_url: !ENV [SITE_URL, 'http://127.0.0.1:8000/']" in plain
 
 
-def test_a_config_without_hooks_is_refused():
-    with pytest.raises(render.RenderError, match="no top-level `hooks:`"):
-        render.plain_config("site_name: x\nnav:\n  - index.md\n")
+def test_the_plain_config_drops_the_plugin_and_its_options():
+    raw = {"site_name": "x", "plugins": ["search", {"live-numbers": {"source": "a:b"}}, {"other": {}}],
+           "extra": {"live_numbers": {"source": "a:b"}}}
+    assert config.without_engine(raw) == {"site_name": "x", "plugins": ["search", {"other": {}}],
+                                          "validation": {"anchors": "ignore"}}
 
 
 # -- the small site ---------------------------------------------------------------------------------
@@ -126,7 +129,7 @@ def test_render_again_replaces_its_own_tree_only(tiny_project, session_cache, tm
     mine.mkdir()
     (mine / "notes.txt").write_text("not a render")
     proc = render_tree(tiny_project, mine, session_cache)
-    assert proc.returncode == 2 and "was not written by `python -m model render`" in proc.stderr, output(proc)
+    assert proc.returncode == 2 and "was not written by `render`" in proc.stderr, output(proc)
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
 
 
@@ -165,7 +168,7 @@ def test_a_failing_gate_writes_nothing(project, tmp_path, damage):
 
 def test_check_site_fails_on_a_site_built_without_the_hooks(project, tiny_rendered):
     yml = project / "mkdocs.yml"
-    yml.write_text(render.plain_config(yml.read_text(encoding="utf-8")), encoding="utf-8")
+    yml.write_text(render.plain_config(config.read(yml)), encoding="utf-8")
     # Not --strict: plain MkDocs would warn of the one live call it reads as a link; a builder
     # that ignores hooks says nothing at all (the Zensical test below).
     build = run(project, "mkdocs", "build", "--no-strict")
@@ -185,8 +188,9 @@ def test_leftover_markup_skips_code_and_reads_attributes(tmp_path):
         '<p>Shown as syntax: <code>{{ num("k", "pct:1") }}</code></p>\n<pre><code>{% for key in models %}</code></pre>\n'
         '<p>fine</p>\n<p>The sink is {{ ci("l6.x", "pct:1") }}.</p>\n'
         '<a href="%7B%7B%20instrument(%22l6%22,%200)%20%7D%7D">row</a>\n', encoding="utf-8")
-    found = render.leftover_markup(tmp_path)
+    found = render.leftover_markup(tmp_path, StudySource("study.yml"))    # the source's own functions too
     assert found == ['a/index.html:4: {{ ci("l6.x", "pct:1") }}.', 'a/index.html:5: {{ instrument("l6", 0) }}']
+    assert render.leftover_markup(tmp_path) == ['a/index.html:4: {{ ci("l6.x", "pct:1") }}.']
 
 
 # -- the real site, once ---------------------------------------------------------------------------------

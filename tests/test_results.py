@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from conftest import ROOT
+from livenumbers.cache import code_digest
 from model import results as results_mod
 from model.study import Study
 
@@ -59,42 +60,46 @@ def test_provenance_follows_the_study_files(tmp_path, study):
 def test_code_digest_follows_every_source_file(tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "notes.txt").write_text("not code\n")
-    first = results_mod.code_digest(tmp_path)
+    first = code_digest(tmp_path)
     (tmp_path / "notes.txt").write_text("still not code\n")
-    assert results_mod.code_digest(tmp_path) == first
+    assert code_digest(tmp_path) == first
     (tmp_path / "a.py").write_text("x = 2\n")
-    top = results_mod.code_digest(tmp_path)
+    top = code_digest(tmp_path)
     assert top != first
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "b.py").write_text("y = 1\n")
-    nested = results_mod.code_digest(tmp_path)
+    nested = code_digest(tmp_path)
     assert nested != top                                                 # a subfolder's source counts
-    assert results_mod.code_digest(tmp_path, leave_out=("sub",)) == top  # unless it is left out
+    assert code_digest(tmp_path, leave_out=("sub",)) == top  # unless it is left out
     (tmp_path / "sub" / "b.py").rename(tmp_path / "b.py")                # the same bytes, another path
-    assert results_mod.code_digest(tmp_path) != nested
+    assert code_digest(tmp_path) != nested
 
 
 def test_the_code_version_covers_the_weights_package_and_not_the_site(tmp_path, monkeypatch):
     """model/weights/ loads every tensor: a change there is a change of measurement code.
-    model/site/ has its own digest (gate.SITE_CODE): a change there measures nothing again;
-    nor does one to the command line (model/__main__.py)."""
+    model/site/ is page-side code (livenumbers.gate.site_code): a change there measures
+    nothing again, it renders the pages again; nor does one to the command line
+    (model/__main__.py)."""
     from livenumbers import gate
+    from model.site.source import StudySource
 
     code = tmp_path / "model"
     shutil.copytree(ROOT / "model", code, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(results_mod, "CODE_DIR", code)
     first = results_mod.code_version()
-    assert first == results_mod.code_digest(ROOT / "model", leave_out=("site", "__main__.py"))
+    assert first == code_digest(ROOT / "model", leave_out=("site", "__main__.py"))
     with open(code / "weights" / "formats.py", "a") as fh:
         fh.write("# an edit\n")
     second = results_mod.code_version()
     assert second != first
-    with open(code / "site" / "tables.py", "a") as fh:
+    page_side = gate.site_code(StudySource("study.yml"))
+    with open(code / "site" / "tables" / "sink.py", "a") as fh:
         fh.write("# an edit\n")
     with open(code / "__main__.py", "a") as fh:
         fh.write("# an edit\n")
     assert results_mod.code_version() == second
-    assert results_mod.code_digest(code / "site") != results_mod.code_digest(gate.SITE_CODE)
+    monkeypatch.setattr(StudySource, "code_dirs", (code / "site",))
+    assert gate.site_code(StudySource("study.yml")) != page_side
 
 
 def test_the_results_of_the_real_study(session_results, study):

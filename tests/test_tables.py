@@ -1,20 +1,29 @@
-"""Generated tables (model/site/tables.py), on a small results dict made by hand and a
-renderer that records what is cited; then every table over the real results."""
+"""Generated tables: the engine's Markdown (livenumbers/tables.py) and the study's tables
+(model/site/tables/), on a small results dict made by hand and a renderer that records what
+is cited; then every table over the real results."""
 from __future__ import annotations
 
 import itertools
 
 import pytest
 
-from model.instrument import LENSES
-from model.site import numbers, tables
+from livenumbers import formats
 from livenumbers.markup import Renderer
+from livenumbers.tables import md_table, span
+from model.instrument import LENSES
+from model.site import numbers
+from model.site.source import StudySource
+from model.site.tables import TABLES
+from model.site.tables.common import ci_cell
+
+SOURCE = StudySource("study.yml")   # its interval label and tables (nothing read from disk)
 
 
 class Recorder:
     """The part of a Renderer tables use: cite (recording the key), numbers, results."""
 
     def __init__(self, values: dict, results: dict | None = None):
+        self.source = SOURCE
         self.results = results or {}
         self.numbers = numbers.Numbers(values, self.results)
         self.cited: list[str] = []
@@ -22,11 +31,11 @@ class Recorder:
     def cite(self, key: str, fmt: str) -> str:
         self.cited.append(key)
         value = self.numbers[key]
-        out = numbers.format_value(key, value, fmt)
-        return numbers.md_text(out) if isinstance(value, str) else out
+        out = formats.format_value(key, value, fmt)
+        return formats.md_text(out) if isinstance(value, str) else out
 
-    def instrument_url(self, model, sentence, word=None, lens="alpha"):
-        return f"instrument.md#{model}/{sentence}/{word}/{lens}"
+    def route_link(self, fragment: str) -> str:
+        return f"instrument.md#{fragment}"
 
     def locked_text(self, key, fmt):
         return "recorded"
@@ -39,11 +48,11 @@ def cells(table: str) -> list[list[str]]:
 
 def test_short_tables_stay_open_long_ones_fold():
     rows = [[str(i), "x"] for i in range(31)]
-    assert tables.md_table(["a", "b"], rows[:30]).startswith("| a | b |\n|---|---|\n| 0 | x |")
-    folded = tables.md_table(["a", "b"], rows)
+    assert md_table(["a", "b"], rows[:30]).startswith("| a | b |\n|---|---|\n| 0 | x |")
+    folded = md_table(["a", "b"], rows)
     assert folded.startswith('\n<details markdown="1">\n<summary>31 rows</summary>\n\n| a | b |')
     assert folded.rstrip().endswith("</details>") and "| 30 | x |" in folded
-    assert "<summary>All of them</summary>" in tables.md_table(["a"], rows, summary="All of them")
+    assert "<summary>All of them</summary>" in md_table(["a"], rows, summary="All of them")
 
 
 STATS = ["median_sink", "worst_sink", "above_50_share", "above_90_share", "worse_share", "same_head_share", "median_punct"]
@@ -58,7 +67,7 @@ def test_lens_summary_cites_a_number_and_its_interval_per_lens():
         if stat != "worst_sink":                             # a maximum's interval says nothing: none shown
             values |= {f"l6.{lens}.{stat}_lo": k / 200, f"l6.{lens}.{stat}_hi": k / 50}
     r = Recorder(values, {"bootstrap": {"level": 0.95}})
-    table = tables.lens_summary(r, "l6")
+    table = TABLES["lens_summary"](r, "l6")
     assert table.splitlines()[0] == "| 120 rows, 9 held-out sentences | α | 95% CI | ‖α v‖ | 95% CI | ‖α f(x)‖ | 95% CI |"
     assert set(r.cited) == set(values)                       # every number shown is cited, none is skipped
     worse = cells(table)[4]
@@ -70,7 +79,7 @@ def test_lens_summary_cites_a_number_and_its_interval_per_lens():
 
 def test_a_share_of_zero_everywhere_has_no_interval():
     r = Recorder({"k": 0.0, "k_lo": 0.0, "k_hi": 0.0})
-    assert tables._range(r, "k", "pct:1") == "none seen"
+    assert ci_cell(r, "k", "pct:1") == "none seen"
 
 
 SENTENCES = ["A <b>cat</b> sat.", "Dogs ran.", "Birds flew."]
@@ -90,17 +99,17 @@ HEAD_RATIOS = {f"l6.headratio.l{l}h{h}.cls_v": 1.0 + l + h / 10 for l in range(3
 
 def test_survivors_are_the_held_out_rows_above_half():
     r = Recorder(HEAD_RATIOS, RESULTS)
-    rows = cells(tables.survivors(r, "l6"))
+    rows = cells(TABLES["survivors"](r, "l6"))
     assert [row[1:] for row in rows] == [["A", "L1H3", "2.30×", "65.0%", "70.0%"],    # 0.4 and the fit half's row: out
                                          ["Dogs", "L2H4", "3.40×", "50.0%", "55.0%"]]
     # Each row links to the instrument, titled with its sentence, escaped once.
-    assert rows[0][0] == f'[0](instrument.md#l6/0/0/value_norm "{numbers.md_text(SENTENCES[0])}")'
+    assert rows[0][0] == f'[0](instrument.md#l6/0/0/value_norm "{formats.md_text(SENTENCES[0])}")'
     assert "l6.row.s0.w0.value_norm.predicted_sink" in r.cited
 
 
 def test_worst_rows_by_alpha_sink_held_out_half_only():
     r = Recorder({}, RESULTS)
-    rows = cells(tables.worst_rows(r, "l6", n=2))
+    rows = cells(TABLES["worst_rows"](r, "l6", n=2))
     assert [row[1] for row in rows] == ["A", "Dogs"]          # 0.9, 0.6; "Birds" (0.95) is in the fit half
     assert rows[0][2:] == ["L0H1 / L1H3 / L0H0", "90.0%", "70.0%", "10.0%", "10.0%"]
 
@@ -111,14 +120,14 @@ def test_verdicts_say_adopted_from_the_numbers():
         values |= {f"l6.verdict.{lens}.{k}": v for k, v in
                    {"rows_above": above, "n_rows": 100, "share_above": above / 100, "adopted": above == 0}.items()}
     r = Recorder(values, {"models": {"l6": {}}, "stop_rule": {"lenses": ["value_norm", "output_norm"]}})
-    assert [row[2:] for row in cells(tables.verdicts(r))] == [["0", "100", "0.0%", "adopted"],
+    assert [row[2:] for row in cells(TABLES["verdicts"](r))] == [["0", "100", "0.0%", "adopted"],
                                                               ["3", "100", "3.0%", "not adopted"]]
 
 
 def test_text_from_the_results_is_escaped_in_cells():
     values = {"corpus.register.a|b": 3, "corpus.length0.from": 1, "corpus.length0.to": 8, "corpus.length0.sentences": 3}
     r = Recorder(values, {"corpus": {"registers": {"a|b": 3}, "length_histogram": [{}]}})
-    table = tables.corpus(r)
+    table = TABLES["corpus"](r)
     assert cells(table)[0] == ["a&#124;b", "3"]               # a pipe in a register cannot split the row
     assert cells(table.split("\n\n")[1])[0] == ["1–8", "3"]
 
@@ -165,7 +174,7 @@ def flip_recorder():
 
 
 def test_flip_top_heads_lists_the_passing_heads_then_more_by_uncorrected_p(flip_recorder):
-    rows = cells(tables.flip_top_heads(flip_recorder, "l6", more=1))
+    rows = cells(TABLES["flip_top_heads"](flip_recorder, "l6", more=1))
     assert rows == [["L1H1", "9 / 0", "4 / 0", "4 / 0", "2 / 2", "1.0e-02", "1.0e-02", "60.0%"],
                     ["L1H0", "5 / 1", "3 / 0", "3 / 0", "1 / 1", "5.0e-01", "5.0e-01", "50.0%"]]
     assert "l6.flip.null.alpha.head.L1H1.opposes" in flip_recorder.cited and "l6.flip.mirrored.alpha.head.L1H0.follows" in flip_recorder.cited
@@ -178,21 +187,21 @@ def test_flip_top_heads_orders_by_uncorrected_p_where_correction_caps_it():
     values = {"l6.checkpoint": "mini", "l6.model": "l6", "l6.n_layers": 3, "bootstrap.level": 0.95}
     numbers._flip_set(values, "l6.flip", flips | {"orders": {o: flips for o in ("original", "mirrored")}, "null": flips})
     r = Recorder(values, {"models": {"l6": {"flips": flips}}, "bootstrap": {"level": 0.95}})
-    assert [row[0] for row in cells(tables.flip_top_heads(r, "l6", more=2))] == ["L2H0", "L1H0"]
+    assert [row[0] for row in cells(TABLES["flip_top_heads"](r, "l6", more=2))] == ["L2H0", "L1H0"]
 
 
 def test_flips_shows_each_pair_and_each_null_pair_by_its_frame(flip_recorder):
-    rows = cells(tables.flips(flip_recorder))
+    rows = cells(TABLES["flips"](flip_recorder))
     assert [row[:2] + row[3:] for row in rows] == [["1", "as written", "heavy", "tile → hammer", "2"],
                                                    ["2", "mirrored", "heavy", "tile → hammer", "1"]]
-    null = cells(tables.flips(flip_recorder, pairs="null"))
+    null = cells(TABLES["flips"](flip_recorder, pairs="null"))
     assert null == [["1", "as written", "1", "raining / snowing", "tile → hammer", "0"],
                     ["2", "mirrored", "2", "raining / snowing", "tile → hammer", "3"]]
     assert "l6.flip.null.alpha.pair1.follows_reader" in flip_recorder.cited
 
 
 def test_flip_sets_has_a_row_per_set_and_cites_each_number(flip_recorder):
-    rows = cells(tables.flip_sets(flip_recorder))
+    rows = cells(TABLES["flip_sets"](flip_recorder))
     assert [row[1] for row in rows] == ["both orders", "as first written", "mirrored", "null pairs"]
     assert rows[0][0] == "l6 (3 layers)" and rows[1][0] == ""
     assert rows[0][5:9] == ["1", "L1H1: 9 / 0", "5", "4"] and rows[3][5] == "0"
@@ -204,12 +213,12 @@ def test_flip_sets_has_a_row_per_set_and_cites_each_number(flip_recorder):
 @pytest.fixture(scope="module")
 def real(session_results):
     results, _ = session_results
-    return Renderer(results, lambda chart_id: {})
+    return Renderer(SOURCE, results, lambda chart_id: {})
 
 
 def test_every_table_renders_over_the_real_results_and_cites_only_real_numbers(real):
     models = list(real.results["models"])
-    for name, table in tables.TABLES.items():
+    for name, table in TABLES.items():
         args = [{"model": m} for m in models] if "model" in table.__code__.co_varnames[:table.__code__.co_argcount] else [{}]
         for kwargs in args:
             call = ", ".join(f'{k}="{v}"' for k, v in kwargs.items())
@@ -250,7 +259,7 @@ def _sensitivity_recorder(variants=SENSITIVITY):
 
 def test_sensitivity_names_each_choice_with_its_cited_value_and_the_verdict():
     r = _sensitivity_recorder()
-    rows = cells(tables.sensitivity(r, "l6"))
+    rows = cells(TABLES["sensitivity"](r, "l6"))
     assert [row[0] for row in rows] == [
         "**registered**: positional above 80%, ties within 0.001, strongest arrow",
         "positional threshold 100% (no head excluded)", "tie tolerance 0.000 (exact ties only)",
@@ -258,14 +267,14 @@ def test_sensitivity_names_each_choice_with_its_cited_value_and_the_verdict():
         "punctuation counted as sink"]
     assert rows[3][1:] == ["23.0%", "2.0%", "3.0%", "3.0%", "3.1%", "yes"] and rows[0][-1] == "no"
     assert {"l6.sens.positional_1.value", "l6.sens.rule_one_head_for_all.head", "tie_tolerance"} <= set(r.cited)
-    survivors = cells(tables.sensitivity_survivors(r, "l6"))
+    survivors = cells(TABLES["sensitivity_survivors"](r, "l6"))
     assert survivors[3][1:] == ["3.0%", "—", "—"] and survivors[0][1:] == ["0.0%", "0.50×", "40%"]
 
 
 def test_an_unknown_sensitivity_choice_is_named():
     r = _sensitivity_recorder([_variant("new_idea", "something_else", "x")])
     with pytest.raises(ValueError, match="'new_idea' has no words"):
-        tables.sensitivity(r, "l6")
+        TABLES["sensitivity"](r, "l6")
 
 
 def test_near_ties_per_model_and_lens():
@@ -274,7 +283,7 @@ def test_near_ties_per_model_and_lens():
         p = f"l6.{lens}.near_ties"
         values |= {f"{p}.n_rows": 100, f"{p}.below_tolerance": 10 + k, f"{p}.below_tolerance_share": (10 + k) / 100,
                    f"{p}.below_tenth": k, f"{p}.below_tenth_share": k / 100}
-    rows = cells(tables.near_ties(Recorder(values, {"models": {"l6": {}}})))
+    rows = cells(TABLES["near_ties"](Recorder(values, {"models": {"l6": {}}})))
     assert rows[1][1:] == ["‖α v‖", "100", "11.0%", "1.0%"]
     assert len(rows) == len(LENSES)
 
@@ -292,7 +301,7 @@ def _rollout_values(specific_lo):
 
 def test_rollout_baselines_one_row_per_guess_one_column_per_model():
     r = Recorder(_rollout_values(0.0), {"models": {"l6": {}}, "bootstrap": {"level": 0.95}})
-    rows = cells(tables.rollout_baselines(r))
+    rows = cells(TABLES["rollout_baselines"](r))
     assert [row[0] for row in rows] == [
         "The word's own rollout row", "Guess: the sentence's last punctuation mark", "Guess: another word's rollout row",
         "Guess: the sentence's mean rollout row", "Guess: the next word", "Guess: the previous word",
@@ -302,11 +311,11 @@ def test_rollout_baselines_one_row_per_guess_one_column_per_model():
     assert [row[1] for row in rows] == ["10.0%", "11.0%", "12.0%", "13.0%", "14.0%", "15.0%", "5.0%", "the next word",
                                         "0.0 pp", "0.0 pp", "16.0%"]
     assert "l6.rollout.best_baseline" in r.cited         # the best guess's name is locked like a number
-    with_ci = cells(tables.rollout_baselines(Recorder(_rollout_values(-0.01), r.results), intervals=True))
+    with_ci = cells(TABLES["rollout_baselines"](Recorder(_rollout_values(-0.01), r.results), intervals=True))
     assert with_ci[0][1:] == ["10.0%", "5.0–20.0%"] and with_ci[6][2] == with_ci[7][2] == "—"
     assert with_ci[8][2] == "-1.0 to 0.0 pp"            # a negative bound: "to", not a dash that reads as a minus
     # A paired difference of exactly zero is a result: its interval is printed, not "none seen".
-    assert cells(tables.rollout_baselines(Recorder(_rollout_values(0.0), r.results), intervals=True))[9][2] == "0.0–0.0 pp"
+    assert cells(TABLES["rollout_baselines"](Recorder(_rollout_values(0.0), r.results), intervals=True))[9][2] == "0.0–0.0 pp"
 
 
 def test_ratios_by_layer_count_the_heads_that_hardly_discount_cls():
@@ -315,12 +324,12 @@ def test_ratios_by_layer_count_the_heads_that_hardly_discount_cls():
         values |= {f"l6.layer{layer}.ratio.{t}.median": 0.1 * (layer + 1) for t in ("cls_v", "sep_v", "cls_f", "sep_f")}
         values[f"l6.layer{layer}.heads_cls_long"] = 3 * layer
     r = Recorder(values)
-    table = tables.ratios_by_layer(r, "l6")
+    table = TABLES["ratios_by_layer"](r, "l6")
     assert "above 0.50×" in table.splitlines()[0]
     assert cells(table) == [["0", "0.10×", "0.10×", "0.10×", "0.10×", "0 of 12"], ["1", "0.20×", "0.20×", "0.20×", "0.20×", "3 of 12"]]
     assert "l6.layer1.heads_cls_long" in r.cited
 
 
 def test_a_span_says_to_when_a_bound_is_negative():
-    assert tables.span("23.3%", "29.2%") == "23.3–29.2%"
-    assert tables.span("-24.4 pp", "-19.2 pp") == "-24.4 to -19.2 pp" and tables.span("-0.5×", "1.2×") == "-0.5 to 1.2×"
+    assert span("23.3%", "29.2%") == "23.3–29.2%"
+    assert span("-24.4 pp", "-19.2 pp") == "-24.4 to -19.2 pp" and span("-0.5×", "1.2×") == "-0.5 to 1.2×"
