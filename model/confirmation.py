@@ -1,0 +1,93 @@
+"""The confirmation corpus: sentences no one here wrote, picked from WordNet 3.0 by the rule
+docs/study.yml registers (`confirmation`), before any of them was measured.
+
+    python -m model.confirmation [WORDNET_DIR]     writes docs/confirmation.tsv and its NOTICE
+
+WordNet's data files (Debian's wordnet-base: /usr/share/wordnet) hold, in each synset's gloss
+(after " | "), example phrases in double quotes. The rule: the files data.noun, data.verb,
+data.adj, data.adv in that order, their lines in file order (the licence header, whose lines
+start with a space, skipped); in each gloss every quoted string, stripped; kept if it has
+`min_words` whitespace-separated words or more, only its first occurrence, and not if the
+corpus already holds it; then every `every`-th of those kept. The build reads the committed
+file; only this command reads WordNet.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+from .study import read_corpus
+
+FILES = ("noun", "verb", "adj", "adv")
+WORDNET = Path("/usr/share/wordnet")
+QUOTED = re.compile(r'"([^"]*)"')
+
+
+def examples(wordnet: Path, min_words: int, exclude: set[str]) -> list[tuple[str, str]]:
+    """(part of speech, example) for every kept example, in the rule's order."""
+    out, seen = [], set(exclude)
+    for pos in FILES:
+        with open(wordnet / f"data.{pos}", encoding="utf-8", errors="strict") as fh:
+            for line in fh:
+                if line.startswith(" ") or " | " not in line:
+                    continue
+                for text in QUOTED.findall(line.split(" | ", 1)[1]):
+                    text = text.strip()
+                    if len(text.split()) >= min_words and text not in seen:
+                        seen.add(text)
+                        out.append((pos, text))
+    return out
+
+
+NOTICE = """The sentences of confirmation.tsv are example phrases from WordNet 3.0, chosen by the rule
+docs/study.yml registers (`confirmation`) and written by `python -m model.confirmation`
+from Debian's wordnet-base ({source}). They are reproduced under WordNet's licence:
+
+WordNet Release 3.0. This software and database is being provided to you, the LICENSEE, by
+Princeton University under the following license. By obtaining, using and/or copying this
+software and database, you agree that you have read, understood, and will comply with these
+terms and conditions.:
+
+Permission to use, copy, modify and distribute this software and database and its
+documentation for any purpose and without fee or royalty is hereby granted, provided that you
+agree to comply with the following copyright notice and statements, including the disclaimer,
+and that the same appear on ALL copies of the software, database and documentation, including
+modifications that you make for internal use or for distribution.
+
+WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved.
+
+THIS SOFTWARE AND DATABASE IS PROVIDED "AS IS" AND PRINCETON UNIVERSITY MAKES NO
+REPRESENTATIONS OR WARRANTIES, EXPRESS OR IMPLIED. BY WAY OF EXAMPLE, BUT NOT LIMITATION,
+PRINCETON UNIVERSITY MAKES NO REPRESENTATIONS OR WARRANTIES OF MERCHANT- ABILITY OR FITNESS
+FOR ANY PARTICULAR PURPOSE OR THAT THE USE OF THE LICENSED SOFTWARE, DATABASE OR
+DOCUMENTATION WILL NOT INFRINGE ANY THIRD PARTY PATENTS, COPYRIGHTS, TRADEMARKS OR OTHER
+RIGHTS.
+
+The name of Princeton University or Princeton may not be used in advertising or publicity
+pertaining to distribution of the software and/or database. Title to copyright in this
+software, database and any associated documentation shall at all times remain with Princeton
+University and LICENSEE agrees to preserve same.
+"""
+
+
+def write(study_file: Path, wordnet: Path = WORDNET) -> tuple[Path, int, int]:
+    """Write the confirmation corpus and its notice beside `study_file`; (path, sentences
+    written, examples kept before every `every`-th was taken)."""
+    raw = yaml.safe_load(study_file.read_text(encoding="utf-8"))
+    rule = raw["confirmation"]
+    corpus, _ = read_corpus(study_file.parent / raw["corpus"])
+    kept = examples(wordnet, int(rule["min_words"]), set(corpus))
+    chosen = kept[::int(rule["every"])]
+    out = study_file.parent / rule["corpus"]
+    out.write_text("".join(f"wordnet-{pos}\t{text}\n" for pos, text in chosen), encoding="utf-8")
+    (out.parent / (out.stem + ".NOTICE")).write_text(NOTICE.format(source=wordnet), encoding="utf-8")
+    return out, len(chosen), len(kept)
+
+
+if __name__ == "__main__":
+    path, n, of = write(Path("docs/study.yml"), Path(sys.argv[1]) if len(sys.argv) > 1 else WORDNET)
+    print(f"{path}: {n} sentences, every {yaml.safe_load(Path('docs/study.yml').read_text())['confirmation']['every']}th "
+          f"of {of} WordNet examples kept by the rule")
