@@ -310,7 +310,7 @@ def seed_cache(src: Path, dst: Path) -> None:
     so a test may damage its own entries without touching `src`."""
 
     def copy(s: str, d: str) -> None:
-        (link_or_copy if Path(s).relative_to(src).parts[0] == "views" else shutil.copy2)(s, d)
+        (link_or_copy if Path(s).relative_to(src).parts[0] == "files" else shutil.copy2)(s, d)
 
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.tmp"), copy_function=copy)
 
@@ -356,7 +356,7 @@ def seed_entries(src: Path, dst: Path, key: str, kinds: tuple[str, ...]) -> bool
         return False
     for kind, folder in zip(kinds, found):   # views linked, as `seed_cache` links them
         shutil.copytree(folder, cache.entry_dir(dst, kind, key),
-                        copy_function=link_or_copy if kind == "views" else shutil.copy2)
+                        copy_function=link_or_copy if kind == "files" else shutil.copy2)
     return True
 
 
@@ -373,14 +373,14 @@ def session_cache(tmp_path_factory) -> Path:
             mp.setenv("LIVE_NUMBERS_CACHE", str(folder))
             settings = study_settings(ROOT)
             assert settings.cache_dir == folder.resolve()
-            if not seed_entries(ROOT / ".cache", folder, gate.results_key(settings), ("results", "views")):
+            if not seed_entries(ROOT / ".cache", folder, gate.results_key(settings), ("results", "files")):
                 gate.load_results(settings)
 
     folder = once_per_run(tmp_path_factory, "cache", make)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LIVE_NUMBERS_CACHE", str(folder))
         key = gate.results_key(study_settings(ROOT))
-    assert cache.read(folder, "results", key) is not None and cache.read(folder, "views", key) is not None
+    assert cache.read(folder, "results", key) is not None and cache.read(folder, "files", key) is not None
     return folder
 
 

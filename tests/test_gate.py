@@ -294,11 +294,11 @@ def test_an_unusable_results_entry_is_measured_again(project, measure_calls, dam
     elif damage == "truncated payload":
         payload.write_text(payload.read_text()[:1000])
     else:
-        cache.entry_dir(s.cache_dir, "views", key).rename(s.cache_dir / "views-gone")
+        cache.entry_dir(s.cache_dir, "files", key).rename(s.cache_dir / "files-gone")
     results, _ = gate.load_results(s)
     assert len(measure_calls) == 1
     cache._MEMO.clear()
-    assert cache.read(s.cache_dir, "results", key) is not None and cache.read(s.cache_dir, "views", key) is not None
+    assert cache.read(s.cache_dir, "results", key) is not None and cache.read(s.cache_dir, "files", key) is not None
     gate.load_results(s)
     assert len(measure_calls) == 1                       # rewritten whole: read, not measured, next time
 

@@ -468,7 +468,7 @@ def hostile(tmp_path_factory, tiny_project):
                                     results=list((project / ".cache" / "results").iterdir()))
     # Empty the cache again but for the results: the builds write every other entry.
     for p in (project / ".cache").iterdir():
-        if p.name not in ("results", "views"):
+        if p.name not in ("results", "files"):
             shutil.rmtree(p)
     sites = [project / "site-a", project / "site-b"]
     with ThreadPoolExecutor(2) as pool:
@@ -491,7 +491,7 @@ def test_two_builds_at_once_both_succeed_and_leave_a_valid_cache(hostile):
         assert proc.returncode == 0, output(proc)
     assert_cache_whole(hostile.project)
     kinds = {p.name for p in (hostile.project / ".cache").iterdir()}
-    assert {"results", "views", "charts", "page", "vega", "notebook"} <= kinds
+    assert {"results", "files", "charts", "page", "vega", "notebook"} <= kinds
     page = "bad-input/index.html"
     assert (hostile.site / page).read_bytes() == (hostile.other / page).read_bytes()
     bundles = [s / "assets/javascripts/vega-bundle.js" for s in (hostile.site, hostile.other)]
@@ -501,7 +501,7 @@ def test_two_builds_at_once_both_succeed_and_leave_a_valid_cache(hostile):
 def test_the_sites_instrument_data_is_the_cache_entrys_own_files(hostile):
     """Hard-linked from the cache entry, not copied (~330 MB a build on the real site)."""
     published = sorted((hostile.site / "assets" / "instrument").glob("*/0.json"))
-    cached = list((hostile.project / ".cache" / "views").glob("*/assets/instrument/*/0.json"))
+    cached = list((hostile.project / ".cache" / "files").glob("*/assets/instrument/*/0.json"))
     assert published and cached
     for path in published:
         assert any(os.path.samefile(path, c) for c in cached), f"{path} is a copy, not the cache's file"
