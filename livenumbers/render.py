@@ -138,7 +138,8 @@ def _swap(tmp: Path, out: Path) -> None:
 
 # -- live markup left in a built site ---------------------------------------------------------------
 
-def _live_call(names: tuple[str, ...]) -> re.Pattern:
+def live_call(names: tuple[str, ...]) -> re.Pattern:
+    """The opening of a call of one of `names` (or a Jinja statement) in a page's text."""
     return re.compile(r"\{\{-?\s*(" + "|".join(map(re.escape, names)) + r")\s*\(|\{%-?\s*(for|if|set|raw)\b")
 
 
@@ -173,16 +174,16 @@ def leftover_markup(site_dir: Path, source=None) -> list[str]:
     """`page:line: snippet` for every live call (the engine's functions and the source's)
     in a built site's HTML that was never rendered (outside code, where a page may show
     the syntax)."""
-    live_call = _live_call(FUNCTIONS + tuple(getattr(source, "function_names", ())))
+    pattern = live_call(FUNCTIONS + tuple(getattr(source, "function_names", ())))
     if not site_dir.is_dir():
         raise RenderError(f"{site_dir}: no such folder (build the site first)")
     found = []
     for path in sorted(site_dir.rglob("*.html")):
-        scan = _Scan(live_call)
+        scan = _Scan(pattern)
         scan.feed(path.read_text(encoding="utf-8", errors="replace"))
         scan.close()
         for line, text in scan.found:
-            m = live_call.search(text)
+            m = pattern.search(text)
             snippet = text[m.start():m.start() + 60].split("\n")[0]
             found.append(f"{path.relative_to(site_dir).as_posix()}:{line}: {snippet}")
     return found

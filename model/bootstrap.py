@@ -173,19 +173,44 @@ class Resampler:
 
     def spearman(self, x: np.ndarray, y: np.ndarray, unit: np.ndarray) -> tuple[float, float]:
         """Interval of Spearman's rank correlation of x and y [R]."""
+        return self.interval(self.spearman_draws(x, y, unit))
+
+    def spearman_draws(self, x: np.ndarray, y: np.ndarray, unit: np.ndarray) -> np.ndarray:
+        """Spearman's rank correlation of x and y [R] in every resample [B]."""
         rx, w = self._ranks(x, unit)
         ry, _ = self._ranks(y, unit)
         n = w.sum(axis=1, keepdims=True)
         dx, dy = rx - (w * rx).sum(1, keepdims=True) / n, ry - (w * ry).sum(1, keepdims=True) / n
-        r = (w * dx * dy).sum(1) / np.sqrt((w * dx * dx).sum(1) * (w * dy * dy).sum(1))
-        return self.interval(r)
+        return (w * dx * dy).sum(1) / np.sqrt((w * dx * dx).sum(1) * (w * dy * dy).sum(1))
+
+    def slope(self, x: np.ndarray, y: np.ndarray, unit: np.ndarray) -> tuple[float, float]:
+        """Interval of the least-squares slope of y on x [R]."""
+        w = self.counts[:, np.asarray(unit)].astype(float)                 # [B, R]
+        n = w.sum(axis=1, keepdims=True)
+        dx = x[None] - (w * x).sum(1, keepdims=True) / n
+        dy = y[None] - (w * y).sum(1, keepdims=True) / n
+        return self.interval((w * dx * dy).sum(1) / (w * dx * dx).sum(1))
 
     def auc(self, score: np.ndarray, flags: np.ndarray, unit: np.ndarray) -> tuple[float, float]:
         """Interval of the ROC AUC of `score` for the rows where `flags` holds (Mann-Whitney:
         the chance a flagged row outscores an unflagged one, ties counting half)."""
+        draws = self.auc_draws(score, flags, unit)
+        return self.interval(draws[~np.isnan(draws)])
+
+    def auc_draws(self, score: np.ndarray, flags: np.ndarray, unit: np.ndarray) -> np.ndarray:
+        """The AUC in every resample [B]; NaN in a resample with no row of one kind."""
         ranks, w = self._ranks(score, unit)
         pos = np.asarray(flags, bool)
         n_pos, n_neg = w[:, pos].sum(1), w[:, ~pos].sum(1)
         u = (w[:, pos] * ranks[:, pos]).sum(1) - n_pos * (n_pos + 1) / 2
-        both = (n_pos > 0) & (n_neg > 0)   # a resample with no row of one kind has no AUC
-        return self.interval(u[both] / (n_pos[both] * n_neg[both]))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where((n_pos > 0) & (n_neg > 0), u / (n_pos * n_neg), np.nan)
+
+    def difference(self, value: float, draws: np.ndarray, other_value: float, other_draws: np.ndarray) -> Estimate:
+        """A paired difference of two statistics on the same rows and resamples (value minus
+        other), its interval over the resamples where both are defined."""
+        d = np.asarray(draws) - np.asarray(other_draws)
+        d = d[~np.isnan(d)]
+        if np.isnan(value - other_value) or not d.size:
+            return NONE
+        return Estimate(float(value - other_value), *self.interval(d))

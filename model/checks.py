@@ -14,7 +14,7 @@ import numpy as np
 
 from livenumbers import timing
 
-from . import activations, instrument, mutants, picks, truth
+from . import activations, calibration, instrument, mutants, picks, truth
 from .instrument import LENSES
 from .corpus import corpus_rows, displayed, positional_heads
 from .measure import Measured
@@ -89,6 +89,8 @@ def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int
         o_acts = activations.from_oracle(ckpt, [t.ids for t in toks], each=each)
         with timing.stage("oracle"):   # its last batch: timed with the others
             m.results.ground_truth.agreement = agreement()
+        if m.results.calibration:   # Part 9's rows at the numerical floor, by this agreement
+            calibration.at_floor(m.results.calibration, m.results.ground_truth.agreement.max_abs_effect)
     else:
         o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
     o_corpus = corpus_rows(toks, o_acts)

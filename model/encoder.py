@@ -248,14 +248,7 @@ class Encoder(nn.Module):
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, keep_inputs: bool = False) -> EncoderOutput:
         """ids [B, T] token ids, mask [B, T] 1 for real tokens and 0 for padding. With
         `keep_inputs`, each layer's input too (the ground truth re-runs part of a layer)."""
-        # Padded keys get -inf before the softmax, so their weight is exactly 0 and no
-        # real token's numbers depend on how much padding its batch carries.
-        bias = torch.zeros(mask.shape, dtype=torch.float32)
-        bias = bias.masked_fill(mask == 0, float("-inf"))[:, None, None, :]  # [B, 1, 1, T]
-        if self.encoder.relative_attention_bias is not None:
-            # MPNet: the same relative-position bias for every layer (padding is at the
-            # end, so a real token's distances do not depend on it either).
-            bias = bias + self.encoder.position_bias(ids.shape[1])  # [B, nh, T, T]
+        bias = self.attention_bias(mask)
         # Between the attentions, every operation is per token: the layers carry the real
         # tokens only, x [N, C] (N = mask.sum()), so no matrix product is spent on padding
         # (more than half of the bench's batch of mixed lengths).
@@ -274,6 +267,32 @@ class Encoder(nn.Module):
         return EncoderOutput(hidden=unpack(x, real), alpha=alphas, value=values, W_O=W_O, R=R,
                              inputs=inputs if keep_inputs else None)
 
+    def attention_bias(self, mask: torch.Tensor) -> torch.Tensor:
+        """mask [B, T] -> what every layer adds to its attention scores, [B, 1 or nh, 1 or T, T].
+        Padded keys get -inf before the softmax, so their weight is exactly 0 and no real
+        token's numbers depend on how much padding its batch carries."""
+        bias = torch.zeros(mask.shape, dtype=torch.float32)
+        bias = bias.masked_fill(mask == 0, float("-inf"))[:, None, None, :]  # [B, 1, 1, T]
+        if self.encoder.relative_attention_bias is not None:
+            # MPNet: the same relative-position bias for every layer (padding is at the
+            # end, so a real token's distances do not depend on it either).
+            bias = bias + self.encoder.position_bias(mask.shape[1])  # [B, nh, T, T]
+        return bias
+
+    @torch.no_grad()
+    def continue_from(self, x: torch.Tensor, start: int, ids: torch.Tensor) -> torch.Tensor:
+        """x [B, T, C]: sentences of one length (no padding) as they enter layer `start`
+        (each a copy of one sentence, changed somewhere: Part 9's interventions); ids [B, T]
+        their token ids -> the last hidden state [B, T, C], layers start..L-1 run as in
+        `forward`."""
+        B, T, C = x.shape
+        real = torch.ones(B, T, dtype=torch.bool)
+        bias = self.attention_bias(real.long())
+        h = x.reshape(B * T, C)
+        for i in range(start, len(self.encoder.layer)):
+            h, _, _ = self.encoder.layer[i](h, bias, real)
+            h = self.nudged(h, i + 1, ids, real)
+        return h.view(B, T, C)
 
     def nudged(self, x: torch.Tensor, step: int, ids: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
         """x [N, C] times perturb.py's factors for these sentences at `step` (0: the

@@ -115,6 +115,44 @@ def ablation(f: torch.Tensor, r: torch.Tensor, alpha: torch.Tensor, w: LayerWeig
     return cosine_distance(out[:, None], rest_of_layer(r[tokens][:, None] - removed, w))
 
 
+# Part 9's interventions (docs/study.yml `calibration`), at a word's tokens on one head, in
+# `intervened`'s order: the sink's part of the head's output taken out, the content's, the
+# whole head's; and the change the display itself makes, the sink's weight redistributed over
+# the content (the head's row renormalized over the other tokens).
+SINK_OUT, CONTENT_OUT, HEAD_OUT, REDISTRIBUTED = range(4)
+
+
+def head_parts(x: torch.Tensor, alpha: torch.Tensor, w: LayerWeights, tokens: torch.Tensor,
+               heads: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """x [T, C], alpha [nh, T, T]; tokens, heads [Q] -> (r [Q, C], sink [Q, C], content [Q, C],
+    s [Q]): what token i's attention LayerNorm reads (as `attention_parts`), the parts of head
+    h's output at i that come from [CLS] and [SEP] and from every other token, and the row's
+    sink mass. In head space: sum_j alpha_ij f_j = W_O^h (sum_j alpha_ij v_j), so no [T, C] per
+    row is formed, only the two sink tokens' values and the head's context."""
+    T, C = x.shape
+    C_, nh, hs = w.W_O.shape
+    v = (x @ w.W_V.T + w.b_V).view(T, nh, hs).transpose(0, 1)              # [nh, T, hs]
+    ctx = alpha @ v                                                         # [nh, T, hs]
+    r = x + torch.einsum("nth,cnh->tc", ctx, w.W_O) + w.b_O                # [T, C]
+    row = alpha[heads, tokens]                                              # [Q, T]
+    sink_ctx = row[:, :1] * v[heads, 0] + row[:, -1:] * v[heads, T - 1]     # [Q, hs]
+    W = w.W_O.permute(1, 2, 0)[heads]                                       # [Q, hs, C]
+    sink = torch.bmm(sink_ctx[:, None], W)[:, 0]
+    head = torch.bmm(ctx[heads, tokens][:, None], W)[:, 0]
+    return r[tokens], sink, head - sink, row[:, 0] + row[:, -1]
+
+
+def intervened(r: torch.Tensor, sink: torch.Tensor, content: torch.Tensor, s: torch.Tensor, w: LayerWeights,
+               kinds: tuple[int, ...] = (SINK_OUT, CONTENT_OUT, HEAD_OUT, REDISTRIBUTED)) -> tuple[torch.Tensor, torch.Tensor]:
+    """`head_parts`' rows -> (y [Q, C], changed [Q, K, C]): each row's layer output, and what it
+    becomes under each intervention of `kinds`. Every intervention takes a * sink + b * content
+    out of the head's output; redistributing the sink's weight over the content adds the
+    content scaled by s / (1 - s) (nothing where the row is all sink)."""
+    spread = torch.where(s < 1, s / (1 - s), torch.zeros_like(s))[:, None]
+    taken = {SINK_OUT: sink, CONTENT_OUT: content, HEAD_OUT: sink + content, REDISTRIBUTED: sink - spread * content}
+    return rest_of_layer(r, w), rest_of_layer(r[:, None] - torch.stack([taken[k] for k in kinds], dim=1), w)
+
+
 def value_zeroing(f: torch.Tensor, r: torch.Tensor, alpha: torch.Tensor, w: LayerWeights, tokens: torch.Tensor) -> torch.Tensor:
     """Token i's layer output moved by zeroing v_j in every head, for every j. tokens [Q] -> [Q, T]."""
     removed = torch.einsum("nqj,njc->qjc", alpha[:, tokens], f)     # [Q, T, C]: sum_h alpha^h_ij f^h_j

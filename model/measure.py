@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import flip, instrument, picks, rollout, sensitivity, stats, truth
+from . import calibration, flip, instrument, picks, rollout, sensitivity, stats, truth
 from .bootstrap import Resampler
 from .corpus import Corpus, Displayed, displayed, on_heads, positional_heads, positional_margin, read_corpus
 from .instrument import LENSES
@@ -168,6 +168,7 @@ class ModelResults:
     rollout: rollout.RolloutStats
     flips: flip.FlipResults
     ground_truth: truth.GroundTruth | None = None       # part 8: the ablation ground truth and the later fixes
+    calibration: dict | None = None                    # part 9: every reading's badge against the truths (calibration.py)
     examples: list[Example] = field(default_factory=list)
     rows: dict[str, Any] = field(default_factory=dict)  # columnar: every displayed row (rows_table)
     # Filled in by checks.py, which reads a `Measured` (so this module never imports it):
@@ -303,6 +304,8 @@ def _measure(ckpt: Checkpoint, study: Study, key: str, spec, corpus: Corpus, inp
         examples=examples(corpus, rows, test, tie),
         rows=rows_table(corpus, rows, same_head, predicted),
         ground_truth=t.results if t else None,
+        calibration=(calibration.run(ckpt, study, key, corpus, rows, world.same_head, t, inputs, excluded, resampler["test"])
+                     if t and study.calibration else None),
         margins={"*": (min(positional_margin(corpus, lens, study.positional_threshold, halves["fit"]) for lens in LENSES),
                        picks.NO_MARGIN),
                  **{f"{lens}.{name}": (positional_margin(corpus, lens, study.positional_threshold, test), 1.0)

@@ -59,6 +59,8 @@ def provenance(study: study_mod.Study) -> dict:
         "study_sha256": hashlib.sha256(study.path.read_bytes()).hexdigest(),
         "corpus_sha256": hashlib.sha256(study.corpus_path.read_bytes()).hexdigest(),
         "flip_pairs_sha256": hashlib.sha256(repr((study.flip_pairs, study.null_pairs)).encode()).hexdigest(),
+        **({"confirmation_sha256": hashlib.sha256(study.calibration.confirmation_path.read_bytes()).hexdigest()}
+           if study.calibration else {}),
         "code_version": code_version(),
         "libraries": library_versions(),
         "models": {m.key: {"name": m.name, "sha256": weights_digest(m.name)} for m in study.models},
@@ -121,6 +123,7 @@ def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict
         "positional_threshold": study.positional_threshold,
         "tie_tolerance": study.tie_tolerance,
         "picks": asdict(study.picks),
+        **({"calibration": study.calibration.settings()} if study.calibration else {}),
         "default_model": study.models[0].key,
         "models": models,
     }

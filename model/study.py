@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .errors import UserError
 
+import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -80,6 +81,28 @@ class Picks:
 
 
 @dataclass(frozen=True)
+class Calibration:
+    """Part 9 (study.yml `calibration`, `confirmation`; model/calibration.py)."""
+    primary: str                       # the truth the criterion is read on
+    downstream_every: dict[str, int]   # model key -> the word and sentence truths on every n-th sentence
+    precision_lo: float                # the criterion's bars on the lower bounds
+    recall_lo: float
+    confirmation_path: Path            # the confirmation corpus, chosen by the registered rule
+    confirmation: tuple[str, ...]      # its sentences
+    confirmation_registers: tuple[str, ...]
+    min_words: int                     # the rule that chose it: examples of this many words or more,
+    every: int                         # every n-th of them
+
+    def settings(self) -> dict:
+        """What the pages cite of it (results.json `calibration`)."""
+        return {"primary": self.primary, "precision_lo": self.precision_lo, "recall_lo": self.recall_lo,
+                "confirmation_sentences": len(self.confirmation), "min_words": self.min_words, "every": self.every}
+
+    def downstream(self, key: str, n: int) -> list[int]:
+        return list(range(0, n, self.downstream_every.get(key, 1)))
+
+
+@dataclass(frozen=True)
 class Bootstrap:
     resamples: int     # resampled corpora (of sentences, or of flip pairs)
     seed: int          # fixed, so the intervals are numbers like any other
@@ -131,11 +154,14 @@ class Study:
     truth_oracle_every: int = 1   # the oracle re-runs part 8's measures on every n-th sentence
     picks: Picks = field(default=Picks())
     flip_pairs_path: Path | None = None   # the flip pairs' file, if the study names one
+    calibration: Calibration | None = None
 
     @property
     def files(self) -> tuple[Path, ...]:
-        """The files the study is read from: study.yml, the corpus, the flip pairs."""
-        return (self.path, self.corpus_path, *((self.flip_pairs_path,) if self.flip_pairs_path else ()))
+        """The files the study is read from: study.yml, the corpus, the flip pairs, the
+        confirmation corpus."""
+        return (self.path, self.corpus_path, *((self.flip_pairs_path,) if self.flip_pairs_path else ()),
+                *((self.calibration.confirmation_path,) if self.calibration else ()))
 
     def zeroing_sample(self, key: str) -> list[int]:
         """The sentences value zeroing is measured on (study.yml `value_zeroing_every`)."""
@@ -302,6 +328,9 @@ def with_models(raw: dict, models: list[dict]) -> dict:
             out[name] = {k: v for k, v in raw[name].items() if str(k) in keys}
     if raw.get("runtime"):
         out["runtime"] = dict(raw["runtime"], models=[k for k in raw["runtime"].get("models", []) if str(k) in keys])
+    if (raw.get("calibration") or {}).get("downstream_every"):
+        out["calibration"] = dict(raw["calibration"], downstream_every={
+            k: v for k, v in raw["calibration"]["downstream_every"].items() if str(k) in keys})
     return out
 
 
@@ -338,6 +367,7 @@ def load(path: str | Path) -> Study:
         truth_oracle_every = int(raw.get("truth_oracle_every", 1))
         p = raw.get("picks") or {}
         pick_rules = Picks(float(p.get("tie_tolerance", 0.0)), float(p.get("margin_floor", 0.0)))
+        calibration = _calibration(path, raw) if "calibration" in raw else None
     except StudyError:
         raise  # the corpus's own error, naming its file and line
     except KeyError as exc:
@@ -380,7 +410,19 @@ def load(path: str | Path) -> Study:
                  tie_tolerance, bootstrap, pairs, nulls, flip_heads, anchors, runtime_models, runtime_tolerance,
                  sensitivity=sensitivity, value_zeroing_every=zeroing_every,
                  ablation_every=ablation_every, truth_oracle_every=truth_oracle_every, picks=pick_rules,
-                 flip_pairs_path=flip_path)
+                 flip_pairs_path=flip_path, calibration=calibration)
+
+
+def _calibration(path: Path, raw: dict) -> Calibration:
+    c, conf = raw["calibration"], raw["confirmation"]
+    corpus = path.parent / conf["corpus"]
+    sentences, registers = read_corpus(corpus)
+    cal = Calibration(str(c["primary"]), {str(k): int(v) for k, v in (c.get("downstream_every") or {}).items()},
+                      float(c["adopt"]["precision_lo"]), float(c["adopt"]["recall_lo"]), corpus,
+                      tuple(sentences), tuple(registers), int(conf["min_words"]), int(conf["every"]))
+    if cal.primary not in ("layer", "word", "sentence"):
+        raise StudyError(f"{path}: calibration primary {cal.primary!r} is not one of layer, word, sentence")
+    return cal
 
 
 def _flip_heads(path: Path, raw) -> FlipHeads:
@@ -416,3 +458,10 @@ def with_sentences(base: Study, sentences_path: str | Path, model: str | None) -
         split=False,
         picks=base.picks,
     )
+
+
+def with_sentences_of(base: Study, sentences: tuple[str, ...], registers: tuple[str, ...], path: Path) -> Study:
+    """The same study on another corpus (Part 9's confirmation corpus), every sentence one
+    held-out set (nothing is fitted on it)."""
+    return dataclasses.replace(base, corpus_path=path, sentences=sentences, registers=registers, split=False,
+                               anchors=(), flip_pairs=(), null_pairs=())

@@ -229,6 +229,9 @@ class FixStats:
     adopted_other: bool
     max_sink: float                   # the largest sink share of those rows (added after review)
     max_sink_other: float             # ... among the other words
+    # The norm lens (its own head) on the same rows: its rows above half there (added after
+    # the third sceptical reading: a sample can pass the rule by having no such row)
+    norm_lens_rows_above: int = 0
     # Sensitivity (Kobayashi 2021 and ALTI only): the layer of the strongest displayed arrow
     strongest_median_sink: float | None = None
     strongest_rows_above: int | None = None
@@ -248,6 +251,25 @@ class Tracking:
     auc: float
     auc_lo: float
     auc_hi: float
+    # Paired with alpha on the same rows and resamples (added after the third sceptical
+    # reading): alpha's own statistic there, and this reading's minus alpha's.
+    alpha_spearman: float | None = None
+    spearman_vs_alpha: float | None = None
+    spearman_vs_alpha_lo: float | None = None
+    spearman_vs_alpha_hi: float | None = None
+    alpha_auc: float | None = None
+    auc_vs_alpha: float | None = None
+    auc_vs_alpha_lo: float | None = None
+    auc_vs_alpha_hi: float | None = None
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
+
+
+@dataclass
+class Yardstick:
+    """The harmful count at another yardstick than the registered one (added after the third
+    sceptical reading): a row of alpha's head is harmful when its sink effect is above it."""
+    threshold: float
+    harmful: int                      # held-out rows of the sample, alpha's head
     margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
@@ -335,6 +357,7 @@ class GroundTruth:
     bound_effect_spearman_lo: float
     bound_effect_spearman_hi: float
     harmful_rows: HarmfulRows | None = None
+    yardsticks: dict[str, Yardstick] = field(default_factory=dict)   # harmful at other yardsticks
     agreement: Agreement | None = None        # reference against oracle (checks.py fills it in)
 
 
@@ -480,6 +503,12 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
     u_s, rs_s = resampler.over(a.sentence[ms])
     harmful_at = float(np.median(table["alpha"]["head_effect"][sampled]))   # every sentence of the sample
     harmful = table["alpha"]["sink_effect"] > harmful_at
+    # Other yardsticks for "harmful" (added after the third sceptical reading): the median head
+    # effect of the heads the norm lens opens, and the lower quartile of alpha's heads'.
+    yardsticks = {name: Yardstick(cut, int((table["alpha"]["sink_effect"][ms] > cut).sum()))
+                  for name, cut in (("alpha_median", harmful_at),
+                                    ("value_norm_median", float(np.median(table["value_norm"]["head_effect"][sampled]))),
+                                    ("alpha_quartile", float(np.percentile(table["alpha"]["head_effect"][sampled], 25))))}
     n_sentences = lambda mask: len(set(a.sentence[mask].tolist()))
 
     ablation = {}
@@ -515,7 +544,8 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
             above_50_other_share=float(np.mean(other > threshold)),
             rows_above=int(above.sum()), n_rows_all=int(have.sum()), adopted=int(above.sum()) == 0,
             rows_above_other=int(above_o.sum()), adopted_other=int(above_o.sum()) == 0,
-            max_sink=float(np.max(c["sink_share"][have])), max_sink_other=float(np.max(c["sink_share_other"][have])))
+            max_sink=float(np.max(c["sink_share"][have])), max_sink_other=float(np.max(c["sink_share_other"][have])),
+            norm_lens_rows_above=int((rows["value_norm"].sink[have] > threshold).sum()))
         if fix in CHEAP:
             f = fixes[fix]
             f.strongest_median_sink = float(np.median(c["strongest_sink_share"][m]))
@@ -523,6 +553,7 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
             f.strongest_adopted = f.strongest_rows_above == 0
 
     truth_share = table["alpha"]["ablation_share"]
+    alpha_score = a.sink
     tracking = {}
     lazy = position_scores(a.word)
     for lens in (*TRACKED, *POSITION_BASELINES):
@@ -536,11 +567,21 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
         u, rs = resampler.over(a.sentence[mm])
         x, y, flags = score[mm], truth_share[mm], harmful[mm]
         both = 0 < flags.sum() < flags.size
-        auc = float(sps.mannwhitneyu(x[flags], x[~flags]).statistic / (flags.sum() * (~flags).sum())) if both else np.nan
-        tracking[lens] = Tracking(
+        auc = lambda v: float(sps.mannwhitneyu(v[flags], v[~flags]).statistic / (flags.sum() * (~flags).sum())) if both else np.nan
+        rho, rho_draws = float(sps.spearmanr(x, y).statistic), rs.spearman_draws(x, y, u)
+        auc_draws = rs.auc_draws(x, flags, u)
+        tr = tracking[lens] = Tracking(
             lens=lens, n_rows=int(mm.sum()), n_sentences=n_sentences(mm), n_harmful=int(flags.sum()),
-            **Estimate(float(sps.spearmanr(x, y).statistic), *rs.spearman(x, y, u)).fields("spearman"),
-            **Estimate(auc, *(rs.auc(x, flags, u) if both else (np.nan, np.nan))).fields("auc"))
+            **Estimate(rho, *rs.interval(rho_draws)).fields("spearman"),
+            **Estimate(auc(x), *(rs.interval(auc_draws[~np.isnan(auc_draws)]) if both else (np.nan, np.nan))).fields("auc"))
+        if lens != "alpha":   # alpha on the same rows, the same resamples
+            ax = alpha_score[mm]
+            tr.alpha_spearman, tr.alpha_auc = float(sps.spearmanr(ax, y).statistic), auc(ax)
+            vs = rs.difference(rho, rho_draws, tr.alpha_spearman, rs.spearman_draws(ax, y, u))
+            tr.spearman_vs_alpha, tr.spearman_vs_alpha_lo, tr.spearman_vs_alpha_hi = vs.value, vs.lo, vs.hi
+            if both:
+                vs = rs.difference(tr.auc, auc_draws, tr.alpha_auc, rs.auc_draws(ax, flags, u))
+                tr.auc_vs_alpha, tr.auc_vs_alpha_lo, tr.auc_vs_alpha_hi = vs.value, vs.lo, vs.hi
 
     idle, weighted_rows = {}, {}
     for lens in LENSES[1:]:
@@ -572,7 +613,7 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
     lo, hi = rs_s.spearman(bound, effect, u_s)
     harmful_rows = harmful_profile(a.word[ms], a.layer[ms], a.head[ms], harmful[ms], a.word, a.layer, a.head)
     _margins(corpus, rows, alt_rows, table, alt_table, m, ms, threshold, harmful_at, ablation, fixes, tracking, idle,
-             weighted_rows, harmful_rows)
+             weighted_rows, harmful_rows, yardsticks)
     return GroundTruth(
         harmful_threshold=harmful_at, n_threshold_rows=int(sampled.sum()), ablation_every=every["ablation"],
         n_ablation_sentences=len(t.ablation),
@@ -580,13 +621,13 @@ def summarize(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun, table: di
         ablation=ablation, fixes=fixes, tracking=tracking, idle=idle,
         bound_effect_spearman=float(sps.spearmanr(bound, effect).statistic),
         bound_effect_spearman_lo=lo, bound_effect_spearman_hi=hi,
-        harmful_rows=harmful_rows,
+        harmful_rows=harmful_rows, yardsticks=yardsticks,
     )
 
 
 def _margins(corpus: Corpus, rows: dict[str, Displayed], alt_rows: dict[str, Displayed], table: dict, alt_table: dict,
              m: np.ndarray, ms: np.ndarray, threshold: float, harmful_at: float, ablation: dict, fixes: dict,
-             tracking: dict, idle: dict, weighted_rows: dict, harmful_rows: "HarmfulRows") -> None:
+             tracking: dict, idle: dict, weighted_rows: dict, harmful_rows: "HarmfulRows", yardsticks: dict) -> None:
     """Every count above, with its margin (picks.py): the nearest row to its threshold, and
     the rows whose alternative head (`alt_rows`, measured where its margin is below
     picks.SEARCHED_BELOW; unmeasured alternatives count as turning) would count otherwise."""
@@ -606,7 +647,10 @@ def _margins(corpus: Corpus, rows: dict[str, Displayed], alt_rows: dict[str, Dis
         mm = m & have
         above = count(c["sink_share"][have], alt["sink_share"][have], a.margin[have], threshold)
         other = count(c["sink_share_other"][have], alt["sink_share_other"][have], a.margin[have], threshold)
+        lens = rows["value_norm"]
         st.margins = {"rows_above": (above, 1.0), "adopted": (picks.verdict_margin(st.rows_above, 0, above), 1.0),
+                      "norm_lens_rows_above": (count(lens.sink[have], alt_rows["value_norm"].sink[have], lens.margin[have],
+                                                     threshold), 1.0),
                       "rows_above_other": (other, 1.0),
                       "adopted_other": (picks.verdict_margin(st.rows_above_other, 0, other), 1.0),
                       **{f"above_50_share{x}": (count(c["sink_share"][mm], alt["sink_share"][mm], a.margin[mm], threshold),
@@ -617,9 +661,13 @@ def _margins(corpus: Corpus, rows: dict[str, Displayed], alt_rows: dict[str, Dis
             st.margins |= {"strongest_rows_above": (strongest, 1.0),
                            "strongest_adopted": (picks.verdict_margin(st.strongest_rows_above, 0, strongest), 1.0)}
     harmful_alpha = hurt_margin("alpha", ms)
+    for st in yardsticks.values():
+        st.margins = {"harmful": (count(table["alpha"]["sink_effect"][ms], alt_table["alpha"]["sink_effect"][ms],
+                                        a.margin[ms], st.threshold), 1.0)}
     for lens, st in tracking.items():
         step = 1.0 / max(1, st.n_harmful)   # one harmful row more or less moves the AUC by up to this
-        st.margins = {"n_harmful": (harmful_alpha, 1.0), **{f"auc{x}": (harmful_alpha, step) for x in ("", "_lo", "_hi")}}
+        st.margins = {"n_harmful": (harmful_alpha, 1.0), "alpha_auc": (harmful_alpha, step),
+                      **{f"auc{x}": (harmful_alpha, step) for x in ("", "_lo", "_hi", "_vs_alpha", "_vs_alpha_lo", "_vs_alpha_hi")}}
     for lens, st in idle.items():
         d, alt = rows[lens], alt_rows[lens]
         surv = count(d.sink[m], alt.sink[m], d.margin[m], threshold)

@@ -205,10 +205,14 @@ def l6_folder(tmp_path, l6) -> Path:
 @pytest.fixture(scope="session")
 def small_study(study):
     """The real study on its first 12 sentences, no anchors, and 2 flip pairs: the first as
-    written and its mirror, with their 2 null pairs."""
+    written and its mirror, with their 2 null pairs; Part 9 on the confirmation corpus's
+    first 12."""
     n = 12
     first, mirror = 0, next(i for i, p in enumerate(study.flip_pairs) if p.source == 1)
+    cal = dataclasses.replace(study.calibration, confirmation=study.calibration.confirmation[:n],
+                              confirmation_registers=study.calibration.confirmation_registers[:n])
     return dataclasses.replace(study, sentences=study.sentences[:n], registers=study.registers[:n], anchors=(),
+                               calibration=cal,
                                flip_pairs=(study.flip_pairs[first], study.flip_pairs[mirror]),
                                null_pairs=tuple(p for p in study.null_pairs if p.source in (first + 1, mirror + 1)))
 
@@ -416,6 +420,9 @@ def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: 
     corpus = docs / study["corpus"]
     lines = corpus.read_text(encoding="utf-8").splitlines()[:n] + [f"test\t{s}" for s in extra]
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    confirmation = docs / study["confirmation"]["corpus"]   # Part 9's corpus, as small
+    head = confirmation.read_text(encoding="utf-8").splitlines()[:n]
+    confirmation.write_text("\n".join(head) + "\n", encoding="utf-8")
     # The first flip pair, its mirror and their null pairs (renumbered): every set the
     # pages show (each order, the null pairs) has a pair in it.
     pairs = docs / study["flip_pairs"]
@@ -448,9 +455,10 @@ def _make_tiny(root: Path, session_cache: Path) -> None:
     shutil.copytree(ROOT / "hooks", root / "hooks", ignore=shutil.ignore_patterns("__pycache__"))
     docs = root / "docs"
     shutil.copytree(TINY / "docs", docs)
-    raw = yaml.safe_load((ROOT / "docs" / "study.yml").read_text(encoding="utf-8"))
-    for name in ("study.yml", raw["corpus"], raw["flip_pairs"]):
-        shutil.copy(ROOT / "docs" / name, docs / name)
+    from model import study
+
+    for path in study.load(ROOT / "docs" / "study.yml").files:
+        shutil.copy(path, docs / path.name)
     for name in ("javascripts", "stylesheets"):
         shutil.copytree(ROOT / "docs" / name, docs / name)
     env = {"LIVE_NUMBERS_CACHE": str(session_cache)}

@@ -127,6 +127,7 @@ def flatten(results: dict) -> Numbers:
     })
     _put(out, "bootstrap", results["bootstrap"])
     _put(out, "picks", results.get("picks", {}))
+    _put(out, "calibration", results.get("calibration", {}))   # Part 9's settings (study.yml)
     out["runtime.tolerance"] = results["runtime"]["tolerance"]
     _put(out, "corpus", results["corpus"])
     for register, n in results["corpus"]["registers"].items():
@@ -261,6 +262,7 @@ def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: flo
     for name, mutant in m.get("mutant", {}).items():  # deliberately wrong variants (model/mutants.py)
         _put(out, f"{k}.mutant.{name}", mutant)
     _truth(out, k, m.get("ground_truth"))
+    _calibration(out, k, m.get("calibration"))
 
 
 def _truth(out: dict, k: str, gt: dict | None) -> None:
@@ -279,6 +281,33 @@ def _truth(out: dict, k: str, gt: dict | None) -> None:
         _put(out, f"{k}.truth.agreement", gt["agreement"])
     if gt.get("harmful_rows"):   # what the harmful rows are (added after the sceptical reading)
         _put(out, f"{k}.truth.harmful_rows", gt["harmful_rows"])
+    for name, yardstick in gt.get("yardsticks", {}).items():   # `l6.truth.yardstick.alpha_quartile.harmful`
+        _put(out, f"{k}.truth.yardstick.{name}", yardstick)
+
+
+def _calibration(out: dict, k: str, cal: dict | None) -> None:
+    """Part 9 (model/calibration.py): `l6.cal.corpus.layer.output_norm.precision` (a reading
+    against a truth, on the held-out half or `confirmation`), its `_lo`/`_hi`, `.n_badged`,
+    `.precision_vs_alpha`; `l6.cal.fit.output_norm` (the criterion, both corpora, the primary
+    truth), `l6.cal.fit_word.*` (on the word truth); `l6.cal.corpus.redistribution.word.median`."""
+    if not cal:
+        return
+    _put(out, f"{k}.cal", {"n_fit": cal["n_fit"], "n_fit_word": cal["n_fit_word"], "primary": cal["primary"],
+                           "downstream_every": cal["downstream_every"]})
+    for name in ("fit", "fit_word", "fit_wilson"):
+        _put(out, f"{k}.cal.{name}", cal[name])
+    for reading, rule in cal["stop_rule"].items():   # `l6.cal.stop_rule.alpha.adopted`
+        _put(out, f"{k}.cal.stop_rule.{reading}", rule)
+    for corpus, st in cal["sets"].items():
+        p = f"{k}.cal.{corpus}"
+        _put(out, p, st)
+        for name, red in st["redistribution"].items():
+            _put(out, f"{p}.redistribution.{name}", red)
+        if "squared" in st:   # `l6.cal.corpus.squared.slope`: Part 8's truth against the layer truth
+            _put(out, f"{p}.squared", st["squared"])
+        for truth, per in st["truths"].items():
+            for reading, score in per.items():
+                _put(out, f"{p}.{truth}.{reading}", score)
 
 
 # The sets of flip pairs analysed, named by the part of their keys after "flip" ("" for every

@@ -1,0 +1,473 @@
+"""Part 9: the instrument's badge held to what the sink does (docs/study.yml `calibration`).
+
+Per displayed row (a word w, and the head (l, h) a reading opens for it), the interventions
+of ground_truth.intervened at w's tokens (the sink's part of the head's output taken out, the
+content's, the whole head's, and the sink redistributed over the content), measured on a
+linear scale (the size of the change, not a squared distance):
+
+- the layer truth: ||y - y'|| / ||y|| of w's layer-l output, every sentence;
+- the word truth: ||z - z'|| / ||z|| of w's final-layer representation (its tokens' mean),
+  the change run through every later layer; and the sentence truth: ||e - e'|| of the
+  sentence embedding (the L2-normalized mean of the last hidden states); on alpha's head
+  (the head the instrument opens), every n-th sentence (`downstream_every`).
+
+A truth's sink share is the sink's effect over the sink's and the content's. The readings are
+the sink shares the instrument could show (`readings`); each is scored against each truth by
+the precision and recall of its above-half badge and by rank agreement, with bootstrap
+intervals over sentences, on the held-out half and on the confirmation corpus; a reading is fit
+to drive the badge on a model if both lower bounds clear the registered bar on both (`verdict`).
+
+The layer truth runs in float32 (a norm of a difference of outputs near 1: float32 keeps it to
+about 1e-6 of the effect), layer by layer, every row of a sentence and layer in one batch; the
+downstream runs go through the reference's own layers (Encoder.continue_from), every row and
+intervention of a sentence and layer in one batch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from livenumbers import timing
+
+from . import ground_truth as gt
+from . import picks
+from .bootstrap import NONE, Estimate, Resampler
+from .corpus import Corpus, Displayed
+from .instrument import LENSES
+
+TRUTHS = ("layer", "word", "sentence")
+DOWNSTREAM = ("word", "sentence")   # measured on alpha's head only
+# The readings held to alpha's head's truth (the others open heads of their own)
+ON_ALPHAS_HEAD = ("alpha", "value_norm_on_alpha", "output_norm_on_alpha", "kobayashi2021", "alti")
+STATS = ("precision", "recall", "spearman")
+
+
+def share(effects: np.ndarray) -> float:
+    """[4] effects (ground_truth's intervention order) -> the sink's share of sink + content."""
+    total = effects[gt.SINK_OUT] + effects[gt.CONTENT_OUT]
+    return float(effects[gt.SINK_OUT] / total) if total > 0 else 0.0
+
+
+@dataclass
+class Truths:
+    """(sentence, word, layer, head) -> the interventions' effects [4], per truth."""
+    layer: dict[tuple, np.ndarray] = field(default_factory=dict)
+    word: dict[tuple, np.ndarray] = field(default_factory=dict)
+    sentence: dict[tuple, np.ndarray] = field(default_factory=dict)
+
+
+@timing.stage("calibration truths")
+def measure(ckpt, corpus: Corpus, inputs, wanted: list[set[tuple[int, int, int]]],
+            downstream: list[set[tuple[int, int, int]]]) -> Truths:
+    """The layer truth of every (word, layer, head) `wanted[i]` names for sentence i, and the
+    downstream truths of those `downstream[i]` names."""
+    import torch
+
+    from . import encoder, perturb
+
+    model = encoder.Encoder.from_checkpoint(ckpt)
+    model.perturbation = perturb.from_env()
+    out = Truths()
+    with gt.one_thread(), torch.no_grad():
+        for l in range(ckpt.config.n_layer):
+            w = gt.layer_weights(ckpt, l, np.float32)
+            _layer(model, w, l, corpus, inputs, wanted, downstream, out)
+    return out
+
+
+def _layer(model, w, l: int, corpus: Corpus, inputs, wanted: list[set], downstream: list[set], out: Truths) -> None:
+    """Layer l's rows of every sentence: their parts sentence by sentence, the rest of the
+    layer for all of them in a few large batches (the layer truth), and the downstream truths
+    of the rows `downstream` names, sentence by sentence."""
+    import torch
+
+    parts, owners = [], []          # per sentence: head_parts of its rows' tokens; (sentence, row) per token
+    for i, asked in enumerate(wanted):
+        rows = sorted(k for k in asked if k[1] == l)
+        if not rows:
+            continue
+        words = _words(corpus.toks[i])
+        x, alpha = _layer_input(corpus, inputs, i, l)
+        q = [(row, t) for row in rows for t in words[row[0]]]
+        parts.append(gt.head_parts(x, alpha, w, torch.tensor([t for _, t in q]), torch.tensor([row[2] for row, _ in q])))
+        owners += [(i, row) for row, _ in q]
+        far = [row for row in rows if row in downstream[i]]
+        if far:
+            with timing.stage("downstream"):
+                _downstream(model, w, l, i, corpus, inputs, far, words, x, alpha, out)
+    if not parts:
+        return
+    r, sink, content, s = (torch.cat(p) for p in zip(*parts))
+    moved = []
+    for at in range(0, len(r), BATCH):
+        y, changed = gt.intervened(r[at:at + BATCH], sink[at:at + BATCH], content[at:at + BATCH], s[at:at + BATCH], w,
+                                   (gt.SINK_OUT, gt.CONTENT_OUT))             # [B, C], [B, 2, C]
+        moved.append(((changed - y[:, None]).norm(dim=-1) / y.norm(dim=-1, keepdim=True)).numpy())
+    moved = np.concatenate(moved)                                             # [Q, 2]: per token
+    tokens: dict[tuple, list[int]] = {}
+    for n, (i, (word, _, h)) in enumerate(owners):
+        tokens.setdefault((i, word, l, h), []).append(n)
+    for key, ns in tokens.items():                                            # a word's effect: its tokens' mean
+        out.layer[key] = moved[ns].mean(axis=0).astype(np.float64)
+
+
+BATCH = 4096   # rows through the rest of a layer at once
+
+
+def _words(tok) -> list[list[int]]:
+    """Each word's token positions."""
+    return [[t for t, x in enumerate(tok.word_ids) if x == word] for word in range(len(tok.words))]
+
+
+def _layer_input(corpus: Corpus, inputs, i: int, l: int):
+    """Sentence i's input to layer l [T, C] and its attention there [nh, T, T], float32."""
+    import torch
+
+    x = torch.from_numpy(np.asarray(inputs.read(i, l), dtype=np.float32))
+    return x, torch.from_numpy(np.asarray(corpus.acts[i].stored_alpha[l], dtype=np.float32))
+
+
+def _downstream(model, w, l: int, i: int, corpus: Corpus, inputs, rows: list[tuple[int, int, int]],
+                words: list[list[int]], x, alpha, out: Truths) -> None:
+    """The word and sentence truths of `rows` (word, layer l, head): every intervention at
+    layer l run through every later layer, every row and intervention of the sentence in one batch."""
+    import torch
+
+    tok, acts = corpus.toks[i], corpus.acts[i]
+    q = [(k, t) for k, (word, _, h) in enumerate(rows) for t in words[word]]
+    y, changed = gt.intervened(*gt.head_parts(x, alpha, w, torch.tensor([t for _, t in q]),
+                                              torch.tensor([rows[k][2] for k, _ in q])), w)   # [Q, C], [Q, 4, C]
+    # Every row and intervention a copy of the sentence entering layer l + 1, w's tokens
+    # changed (the baseline too: its outputs recomputed as the interventions' are).
+    T = len(tok.ids)
+    after = (torch.from_numpy(np.asarray(inputs.read(i, l + 1), dtype=np.float32)) if l + 1 < len(acts.stored_alpha)
+             else torch.from_numpy(np.asarray(acts.hidden, dtype=np.float32)))
+    copies = after[None].repeat(len(rows) * 5, 1, 1)                      # [rows * 5, T, C]
+    for (k, t), base, alt in zip(q, y, changed):
+        copies[k * 5, t] = base
+        copies[k * 5 + 1:k * 5 + 5, t] = alt
+    ids = torch.tensor(tok.ids)[None].repeat(len(copies), 1)
+    last = model.continue_from(copies, l + 1, ids) if l + 1 < len(model.encoder.layer) else copies
+    last = last.double().view(len(rows), 5, T, -1)
+    for n, (word, _, h) in enumerate(rows):
+        z = last[n][:, words[word]].mean(dim=1)                           # [5, C]: the word's final representation
+        e = last[n].mean(dim=1)
+        e = e / e.norm(dim=-1, keepdim=True)                               # the sentence embedding
+        out.word[(i, word, l, h)] = ((z[1:] - z[0]).norm(dim=-1) / z[0].norm()).numpy()
+        out.sentence[(i, word, l, h)] = (e[1:] - e[0]).norm(dim=-1).numpy()
+
+
+# -- the readings ----------------------------------------------------------------------------------
+
+def readings(rows: dict[str, Displayed], same_head: dict[str, np.ndarray], fixes: dict[str, np.ndarray],
+             weighted: dict[str, Displayed]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """name -> (sink share [R], layer [R], head [R]) of every displayed row, in alpha's row
+    order: each lens on its own head, the norm lenses on alpha's head, the later fixes on
+    alpha's layer (held to the truth of alpha's head), the effect-weighted rule's head."""
+    a = rows["alpha"]
+    out = {lens: (rows[lens].sink, rows[lens].layer, rows[lens].head) for lens in LENSES}
+    out |= {f"{lens}_on_alpha": (same_head[lens], a.layer, a.head) for lens in LENSES[1:]}
+    out |= {fix: (share_, a.layer, a.head) for fix, share_ in fixes.items()}
+    out |= {f"weighted_{lens}": (d.sink, d.layer, d.head) for lens, d in weighted.items()}
+    return out
+
+
+def wanted(rows: Displayed, readings_: dict, n_sentences: int) -> list[set[tuple[int, int, int]]]:
+    """Per sentence, the (word, layer, head) whose truth some reading is held to."""
+    out: list[set] = [set() for _ in range(n_sentences)]
+    for _, layer, head in readings_.values():
+        for s, w, l, h in zip(rows.sentence, rows.word, layer, head):
+            out[int(s)].add((int(w), int(l), int(h)))
+    return out
+
+
+def on_alpha(rows: Displayed, sentences: set[int], n_sentences: int) -> list[set[tuple[int, int, int]]]:
+    """Per sentence of `sentences`, the (word, layer, head) of alpha's displayed rows."""
+    out: list[set] = [set() for _ in range(n_sentences)]
+    for s, w, l, h in zip(rows.sentence, rows.word, rows.layer, rows.head):
+        if int(s) in sentences:
+            out[int(s)].add((int(w), int(l), int(h)))
+    return out
+
+
+# -- scoring ----------------------------------------------------------------------------------------
+
+@dataclass
+class Score:
+    """One reading against one truth, on one set of rows."""
+    reading: str
+    n_rows: int
+    n_sentences: int
+    n_badged: int                 # rows whose reading is above the threshold
+    n_truth_above: int            # rows whose truth is above it
+    n_both: int
+    precision: float | None
+    precision_lo: float | None
+    precision_hi: float | None
+    recall: float | None
+    recall_lo: float | None
+    recall_hi: float | None
+    spearman: float | None
+    spearman_lo: float | None
+    spearman_hi: float | None
+    truth_median: float | None    # the truth's sink share on the median row of the reading's head
+    truth_median_lo: float | None
+    truth_median_hi: float | None
+    # paired with alpha (the instrument's reading today): this reading's minus alpha's
+    precision_vs_alpha: float | None = None
+    precision_vs_alpha_lo: float | None = None
+    precision_vs_alpha_hi: float | None = None
+    recall_vs_alpha: float | None = None
+    recall_vs_alpha_lo: float | None = None
+    recall_vs_alpha_hi: float | None = None
+    fit: bool = False             # both lower bounds at the registered bar (on this set)
+    # Sensitivity (added after the results were read): Wilson's binomial lower bounds, rows
+    # counted as independent; a bootstrap over sentences gives a ratio of two or three rows an
+    # interval of nothing, and these bounds say how little such a count shows.
+    precision_wilson_lo: float | None = None
+    recall_wilson_lo: float | None = None
+    fit_wilson: bool = False
+    margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, unit: np.ndarray, rs: Resampler) -> tuple[float, np.ndarray]:
+    """sum(num) / sum(den) over the rows, and its value in every resample (NaN where a
+    resample draws no row of the denominator)."""
+    value = float(num.sum() / den.sum()) if den.sum() else float("nan")
+    n = np.bincount(unit, weights=num.astype(float), minlength=rs.n)
+    d = np.bincount(unit, weights=den.astype(float), minlength=rs.n)
+    c = rs.counts.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return value, (c @ n) / (c @ d)
+
+
+def _estimate(value: float, draws: np.ndarray, rs: Resampler) -> Estimate:
+    draws = draws[~np.isnan(draws)]
+    if np.isnan(value) or not draws.size:
+        return NONE
+    return Estimate(value, *rs.interval(draws))
+
+
+def score(name: str, reading: np.ndarray, truth: np.ndarray, sentence: np.ndarray, rs_like: Resampler,
+          threshold: float, bar: dict, alpha: tuple[np.ndarray, np.ndarray] | None = None) -> Score:
+    """A reading's shares against a truth's [R] (NaN: not measured), the rows' sentences [R].
+    `alpha`: alpha's (reading, truth) on the same rows, for the paired differences."""
+    from scipy import stats as sps
+
+    keep = ~np.isnan(truth)
+    unit, rs = rs_like.over(sentence[keep])
+    x, y = reading[keep], truth[keep]
+    badge, above = x > threshold, y > threshold
+    p, p_draws = _ratio(badge & above, badge, unit, rs)
+    r, r_draws = _ratio(badge & above, above, unit, rs)
+    rho = float(sps.spearmanr(x, y).statistic) if len(x) > 2 else float("nan")
+    rho_e = Estimate(rho, *rs.spearman(x, y, unit)) if len(x) > 2 and not np.isnan(rho) else NONE
+    precision, recall = _estimate(p, p_draws, rs), _estimate(r, r_draws, rs)
+    s = Score(name, int(keep.sum()), int(rs.n), int(badge.sum()), int(above.sum()), int((badge & above).sum()),
+              **_clean(precision.fields("precision")), **_clean(recall.fields("recall")), **_clean(rho_e.fields("spearman")),
+              **_clean(rs.median_of(y, unit).fields("truth_median")))
+    if alpha is not None:
+        ax, ay = alpha[0][keep], alpha[1][keep]
+        ab, aa = ax > threshold, ay > threshold
+        ap, ap_draws = _ratio(ab & aa, ab, unit, rs)
+        ar, ar_draws = _ratio(ab & aa, aa, unit, rs)
+        s.precision_vs_alpha, s.precision_vs_alpha_lo, s.precision_vs_alpha_hi = _clean_t(rs.difference(p, p_draws, ap, ap_draws))
+        s.recall_vs_alpha, s.recall_vs_alpha_lo, s.recall_vs_alpha_hi = _clean_t(rs.difference(r, r_draws, ar, ar_draws))
+    s.fit = bool(s.precision_lo is not None and s.recall_lo is not None
+                 and s.precision_lo >= bar["precision_lo"] and s.recall_lo >= bar["recall_lo"])
+    s.precision_wilson_lo, s.recall_wilson_lo = wilson_lo(s.n_both, s.n_badged, rs.level), wilson_lo(s.n_both, s.n_truth_above, rs.level)
+    s.fit_wilson = bool(s.precision_wilson_lo is not None and s.recall_wilson_lo is not None
+                        and s.precision_wilson_lo >= bar["precision_lo"] and s.recall_wilson_lo >= bar["recall_lo"])
+    # Which rows are counted turns on a share near the threshold, the reading's or the truth's.
+    near = min(picks.threshold_margin(x, threshold), picks.threshold_margin(y, threshold))
+    s.margins = {k: (near, 1.0) for k in ("n_badged", "n_truth_above", "n_both")}
+    for name, n in (("precision", s.n_badged), ("recall", s.n_truth_above)):
+        s.margins |= {f"{name}{x}": (near, 1.0 / max(1, n)) for x in ("", "_lo", "_hi")}
+    bound = [abs(v - b) / b for v, b in ((s.precision_lo, bar["precision_lo"]), (s.recall_lo, bar["recall_lo"]))
+             if v is not None and v != b]
+    s.margins["fit"] = (min([near, *bound]), 1.0)
+    s.margins |= {k: (near, 1.0) for k in ("precision_wilson_lo", "recall_wilson_lo", "fit_wilson")}
+    return s
+
+
+def wilson_lo(k: int, n: int, level: float) -> float | None:
+    """Wilson's lower bound for k successes in n trials, at `level`; None for n = 0."""
+    from scipy import stats as sps
+
+    if n == 0:
+        return None
+    z = float(sps.norm.ppf(1 - (1 - level) / 2))
+    p = k / n
+    centre, half = p + z * z / (2 * n), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return float((centre - half) / (1 + z * z / n))
+
+
+def _clean(d: dict) -> dict:
+    """NaN (no row to form a ratio over) as None: results are JSON, which has no NaN."""
+    return {k: (None if v is None or np.isnan(v) else float(v)) for k, v in d.items()}
+
+
+def _clean_t(e: Estimate) -> tuple:
+    return tuple(_clean({"v": v})["v"] for v in (e.value, e.lo, e.hi))
+
+
+# -- the numerical floor ---------------------------------------------------------------------------
+
+FLOOR_TIMES = 10   # study.yml: a share is at the floor below ten times the reference-oracle disagreement
+
+
+def at_floor(cal: dict, disagreement: float) -> None:
+    """Count, per corpus, the rows of alpha's head whose sink and content layer effects are
+    both below FLOOR_TIMES the reference-oracle disagreement on effects (Part 8's agreement,
+    known once the oracle has run: checks.py calls this)."""
+    floor = FLOOR_TIMES * disagreement
+    for st in cal["sets"].values():
+        effects = np.asarray(st.pop("floor_effects"))
+        st |= {"floor": floor, "n_floor": int((effects < floor).sum()),
+               "margins": {"n_floor": (picks.threshold_margin(effects, floor), 1.0)}}
+
+
+# -- one model, both corpora ---------------------------------------------------------------------------
+
+def _fix_shares(table: dict) -> dict[str, np.ndarray]:
+    """The cheap fixes' sink shares on alpha's layer (truth.row_table), per displayed row."""
+    from .truth import CHEAP
+
+    return {fix: table[fix]["sink_share"] for fix in CHEAP}
+
+
+def _set(ckpt, corpus: Corpus, inputs, rows: dict[str, Displayed], same_head: dict, fixes: dict, weighted: dict,
+         where: np.ndarray, downstream: set[int], study, resampler: Resampler, cosine: dict | None = None) -> dict:
+    """Every reading scored against every truth on the rows `where` selects. `cosine`: Part 8's
+    ablation effects on alpha's rows (NaN off its sample), held to the layer truth's."""
+    found = readings(rows, same_head, fixes, weighted)
+    n = len(corpus.toks)
+    truths = measure(ckpt, corpus, inputs, wanted(rows["alpha"], found, n), on_alpha(rows["alpha"], downstream, n))
+    a = rows["alpha"]
+    truth_share = {name: {r: np.array([share(getattr(truths, name)[k]) if k in getattr(truths, name) else np.nan
+                                       for k in zip(a.sentence.tolist(), a.word.tolist(), lay.tolist(), hd.tolist())])
+                          for r, (_, lay, hd) in found.items()}
+                   for name in TRUTHS}
+    out: dict = {"n_sentences": int(len(set(a.sentence[where].tolist()))), "n_rows": int(where.sum()),
+                 "n_downstream_sentences": len(downstream)}
+    with timing.stage("scores"):
+        out["truths"] = _scores(found, truth_share, where, a.sentence, study, resampler)
+    # The display's own change, over removing the head: how much of the head's effect the
+    # renormalized row leaves out (alpha's head).
+    keys = [k for k in zip(a.sentence[where].tolist(), a.word[where].tolist(), a.layer[where].tolist(),
+                           a.head[where].tolist()) if k in truths.word]
+    out["redistribution"] = {name: _median_ratio([getattr(truths, name)[k] for k in keys], [k[0] for k in keys], resampler)
+                             for name in ("word", "sentence")}
+    # The larger of the sink's and the content's layer effect, per row of alpha's head: a row is
+    # at the numerical floor where it is below the reference-oracle disagreement's bar (checks.py).
+    layer = [truths.layer[k] for k in zip(a.sentence[where].tolist(), a.word[where].tolist(), a.layer[where].tolist(),
+                                           a.head[where].tolist())]
+    out["floor_effects"] = [float(max(e[gt.SINK_OUT], e[gt.CONTENT_OUT])) for e in layer]
+    if cosine is not None:
+        out["squared"] = _squared(np.stack(layer), cosine["sink_effect"][where], cosine["content_effect"][where],
+                                  a.sentence[where], resampler)
+    return out
+
+
+def _scores(found: dict, truth_share: dict, where: np.ndarray, sentence: np.ndarray, study, resampler: Resampler) -> dict:
+    """truth -> reading -> Score, on the rows `where` selects."""
+    threshold = study.stop_rule.threshold
+    bar = {"precision_lo": study.calibration.precision_lo, "recall_lo": study.calibration.recall_lo}
+    out = {}
+    for name in TRUTHS:
+        base = (found["alpha"][0][where], truth_share[name]["alpha"][where])
+        out[name] = {r: score(r, x[where], truth_share[name][r][where], sentence[where], resampler, threshold, bar,
+                              None if r == "alpha" else base)
+                     for r, (x, _, _) in found.items() if name not in DOWNSTREAM or r in ON_ALPHAS_HEAD}
+    return out
+
+
+def _squared(linear: np.ndarray, sink_cos: np.ndarray, content_cos: np.ndarray, sentence: np.ndarray,
+             rs_like: Resampler) -> dict:
+    """Part 8's truth (cosine distances) against the layer truth (norms), on the rows both
+    measure: the slope of log(sink / content) under the first on the same under the second.
+    A cosine distance grows as the square of a small change, so the slope should be near 2."""
+    x = np.log(linear[:, gt.SINK_OUT]) - np.log(linear[:, gt.CONTENT_OUT])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.log(sink_cos) - np.log(content_cos)
+    keep = np.isfinite(x) & np.isfinite(y)
+    unit, rs = rs_like.over(sentence[keep])
+    x, y = x[keep], y[keep]
+    slope = float(np.polyfit(x, y, 1)[0])
+    return {**_clean(Estimate(slope, *rs.slope(x, y, unit)).fields("slope")), "r": float(np.corrcoef(x, y)[0, 1]),
+            "n_rows": int(keep.sum()), "n_sentences": int(rs.n)}
+
+
+def _median_ratio(effects: list[np.ndarray], sentence: list[int], rs_like: Resampler) -> dict:
+    """The median of redistributed / head removed over rows, with its interval."""
+    if not effects:
+        return {"median": None, "median_lo": None, "median_hi": None, "n_rows": 0}
+    e = np.stack(effects)
+    ratio = np.where(e[:, gt.HEAD_OUT] > 0, e[:, gt.REDISTRIBUTED] / np.where(e[:, gt.HEAD_OUT] > 0, e[:, gt.HEAD_OUT], 1), 0.0)
+    unit, rs = rs_like.over(np.array(sentence))
+    return {**_clean(rs.median_of(ratio, unit).fields("median")), "n_rows": int(len(ratio))}
+
+
+@timing.stage("calibration")
+def run(ckpt, study, key: str, corpus: Corpus, rows: dict[str, Displayed], same_head: dict, t, inputs,
+        excluded: dict[str, np.ndarray], resampler: Resampler) -> dict:
+    """Part 9 for one model: the held-out half of the corpus (its truth run `t`: the fixes'
+    rows, the bound ratios), and the confirmation corpus read, its rows opened with the same
+    positional heads, its own truth run for the fixes."""
+    from . import truth
+    from .corpus import displayed, on_heads, read_corpus
+    from .study import with_sentences_of
+
+    cal = study.calibration
+    tie = study.tie_tolerance
+    weighted = {lens: displayed(corpus, lens, excluded[lens], tie, weights=t.ratios) for lens in ("alpha", "output_norm")}
+    test = rows["alpha"].where(study.halves["test"])
+    n = len(corpus.toks)
+    held_out = _set(ckpt, corpus, inputs, rows, same_head, _fix_shares(t.table), weighted, test,
+                    set(cal.downstream(key, n)) & set(study.halves["test"]), study, resampler, cosine=t.table["alpha"])
+    conf_study = with_sentences_of(study, cal.confirmation, cal.confirmation_registers, cal.confirmation_path)
+    with truth.LayerInputs() as conf_inputs:
+        conf = read_corpus(ckpt, conf_study, conf_inputs)
+        conf_rows = {lens: displayed(conf, lens, excluded[lens], tie) for lens in LENSES}
+        conf_same = {lens: on_heads(conf, lens, conf_rows["alpha"]) for lens in LENSES[1:]}
+        t_conf = truth.run_reference(ckpt, conf, conf_rows, conf_inputs, [], [])
+        table = truth.row_table(conf, conf_rows, t_conf)
+        conf_weighted = {lens: displayed(conf, lens, excluded[lens], tie, weights=t_conf.ratios)
+                         for lens in ("alpha", "output_norm")}
+        everything = np.ones(len(conf_rows["alpha"].sentence), bool)
+        confirmation = _set(ckpt, conf, conf_inputs, conf_rows, conf_same, _fix_shares(table), conf_weighted, everything,
+                            set(cal.downstream(key, len(conf.toks))), conf_study,
+                            Resampler(len(conf.toks), study.bootstrap.resamples, study.bootstrap.seed, study.bootstrap.level))
+    sets = {"corpus": held_out, "confirmation": confirmation}
+
+    def both(name: str) -> dict:
+        """reading -> fit on both corpora (with the margin of that verdict)."""
+        scores = [(r, sets["corpus"]["truths"][name][r], sets["confirmation"]["truths"][name][r])
+                  for r in sets["corpus"]["truths"][name]]
+        return {**{r: bool(a.fit and b.fit) for r, a, b in scores},
+                "margins": {r: (min(a.margins["fit"][0], b.margins["fit"][0]), 1.0) for r, a, b in scores}}
+
+    def both_wilson(name: str) -> dict:
+        return {r: bool(a.fit_wilson and sets["confirmation"]["truths"][name][r].fit_wilson)
+                for r, a in sets["corpus"]["truths"][name].items()}
+
+    verdict, word = both(cal.primary), both("word")
+    count = lambda d: sum(v for k, v in d.items() if k != "margins")
+    return {"primary": cal.primary, "sets": sets, "fit": verdict, "n_fit": count(verdict),
+            "fit_word": word, "n_fit_word": count(word), "fit_wilson": both_wilson(cal.primary),
+            "stop_rule": stop_rule(readings(rows, same_head, _fix_shares(t.table), weighted), rows["alpha"], corpus,
+                                   study.stop_rule.threshold),
+            "downstream_every": cal.downstream_every.get(key, 1)}
+
+
+def stop_rule(found: dict, a: Displayed, corpus: Corpus, threshold: float) -> dict:
+    """The registered stop rule on every reading, beside the criterion: its rows above the
+    threshold over every displayed row of corpus.tsv (both halves); adopted if none."""
+    out = {}
+    for r, (x, _, _) in found.items():
+        above = int((x > threshold).sum())
+        margin = picks.threshold_margin(x, threshold)
+        out[r] = {"rows_above": above, "adopted": above == 0, "n_rows": int(len(x)),
+                  "margins": {"rows_above": (margin, 1.0), "adopted": (picks.verdict_margin(above, 0, margin), 1.0)}}
+    return out
