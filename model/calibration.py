@@ -39,7 +39,7 @@ from .instrument import LENSES
 TRUTHS = ("layer", "word", "sentence")
 DOWNSTREAM = ("word", "sentence")   # measured on alpha's head only
 # The readings held to alpha's head's truth (the others open heads of their own)
-ON_ALPHAS_HEAD = ("alpha", "value_norm_on_alpha", "output_norm_on_alpha", "kobayashi2021", "alti")
+ON_ALPHAS_HEAD = ("alpha", "value_norm_on_alpha", "output_norm_on_alpha", "kobayashi2021", "alti", "value_zeroing")
 STATS = ("precision", "recall", "spearman")
 
 
@@ -255,7 +255,9 @@ def score(name: str, reading: np.ndarray, truth: np.ndarray, sentence: np.ndarra
     `alpha`: alpha's (reading, truth) on the same rows, for the paired differences."""
     from scipy import stats as sps
 
-    keep = ~np.isnan(truth)
+    keep = ~np.isnan(truth) & ~np.isnan(reading)   # value zeroing: its sample's rows only
+    if not keep.any():
+        return Score(name, 0, 0, 0, 0, 0, *[None] * 12, margins={"fit": (picks.NO_MARGIN, 1.0)})
     unit, rs = rs_like.over(sentence[keep])
     x, y = reading[keep], truth[keep]
     badge, above = x > threshold, y > threshold
@@ -331,10 +333,11 @@ def at_floor(cal: dict, disagreement: float) -> None:
 # -- one model, both corpora ---------------------------------------------------------------------------
 
 def _fix_shares(table: dict) -> dict[str, np.ndarray]:
-    """The cheap fixes' sink shares on alpha's layer (truth.row_table), per displayed row."""
-    from .truth import CHEAP
+    """The later fixes' sink shares on alpha's layer (truth.row_table), per displayed row
+    (value zeroing: NaN off Part 8's sample)."""
+    from .truth import FIXES
 
-    return {fix: table[fix]["sink_share"] for fix in CHEAP}
+    return {fix: table[fix]["sink_share"] for fix in FIXES}
 
 
 def _set(ckpt, corpus: Corpus, inputs, rows: dict[str, Displayed], same_head: dict, fixes: dict, weighted: dict,
@@ -468,6 +471,6 @@ def stop_rule(found: dict, a: Displayed, corpus: Corpus, threshold: float) -> di
     for r, (x, _, _) in found.items():
         above = int((x > threshold).sum())
         margin = picks.threshold_margin(x, threshold)
-        out[r] = {"rows_above": above, "adopted": above == 0, "n_rows": int(len(x)),
+        out[r] = {"rows_above": above, "adopted": above == 0, "n_rows": int((~np.isnan(x)).sum()),
                   "margins": {"rows_above": (margin, 1.0), "adopted": (picks.verdict_margin(above, 0, margin), 1.0)}}
     return out

@@ -234,14 +234,18 @@ def test_small_study_calibration(small_measured, small_study):
     assert cal["sets"]["confirmation"]["n_sentences"] == len(small_study.calibration.confirmation)
     for st in cal["sets"].values():
         layer = st["truths"]["layer"]
-        assert set(layer) >= {"alpha", "value_norm", "output_norm", "value_norm_on_alpha", "kobayashi2021", "alti",
+        assert set(layer) >= {"alpha", "value_norm", "output_norm", "value_norm_on_alpha", "kobayashi2021", "alti", "value_zeroing",
                               "weighted_alpha"}
-        assert all(s.n_rows == st["n_rows"] for s in layer.values())   # measured on every row
+        # measured on every row; value zeroing's reading exists on Part 8's sample of corpus.tsv only
+        assert all(s.n_rows == st["n_rows"] for r, s in layer.items() if r != "value_zeroing")
+        assert 0 <= layer["value_zeroing"].n_rows < st["n_rows"]
         assert set(st["truths"]["word"]) == set(calibration.ON_ALPHAS_HEAD)
         assert 0 < st["truths"]["word"]["alpha"].n_rows < st["n_rows"]
         assert st["n_floor"] >= 0 and "floor_effects" not in st
     every = small_study.calibration.downstream_every["l6"]
     expected = {s for s in range(0, len(small_study.sentences), every)} & set(small_study.halves["test"])
     assert held_out["n_downstream_sentences"] == len(expected)
+    assert held_out["truths"]["layer"]["value_zeroing"].n_rows > 0
+    assert cal["sets"]["confirmation"]["truths"]["layer"]["value_zeroing"].n_rows == 0 and not cal["fit"]["value_zeroing"]
     assert cal["stop_rule"]["alpha"]["n_rows"] == len(a.sentence)
     assert set(cal["fit"]) - {"margins"} == set(held_out["truths"]["layer"])
