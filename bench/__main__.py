@@ -293,6 +293,17 @@ def builds_section(t: Table, cold, warm, plain, keys: list[str]) -> None:
     t.row("forward passes (reference: corpus and flip pairs, every model)", s(forward, 1))
     t.row("cold - plain", f"{s(c - p, 1)} = {(c - p) / forward:.2f}x forward", "<= 1.5x forward (issue 25)",
           c - p <= 1.5 * forward)
+    # Part 9 (issue 34): the layer truth on every row of both corpora against the forward passes
+    # over both (corpus.tsv's and the confirmation corpus's), and the downstream truths on their sample.
+    both = med([sum(model_stage(b.stages, k, "gate/measurement", "/reference")
+                    + stages.seconds(b.stages, f"gate/measurement/model {k}/calibration/reference") for k in keys) for b in cold])
+    truths = lambda p: med([sum(stages.seconds(b.stages, f"gate/measurement/model {k}/calibration/calibration truths{p}")
+                                for k in keys) for b in cold])
+    layer = truths("") - truths("/downstream")
+    t.row("forward passes, both corpora (Part 9's: corpus.tsv and the confirmation corpus)", s(both, 1))
+    t.row("Part 9 layer truth, every row of both corpora", f"{s(layer, 1)} = {layer / both:.2f}x forward",
+          "<= 1x forward (issue 34)", layer <= both)
+    t.row("Part 9 downstream truths, their sample", f"{s(truths('/downstream'), 1)} = {truths('/downstream') / both:.2f}x forward")
     peak = max(b.tree_peak_mb for b in cold)
     t.row("peak memory, cold build's process tree (highest)", f"{peak / GB:.2f} GB", "< 1.5 GB (issue 11)",
           peak < 1.5 * GB)

@@ -29,7 +29,7 @@ def read(path: Path, pid: int) -> dict[str, dict]:
 def cold_expected(models: list[str], runtime_models: list[str]) -> list[str]:
     """Every stage a cold build must time, for study.yml's models and runtime models."""
     per_model = ["", "/weights", "/reference", "/reference/import torch", "/ground truth", "/checks", "/checks/oracle",
-                 "/checks/oracle/ground truth", "/views"]
+                 "/checks/oracle/ground truth", "/views", *CALIBRATION]
     out = ["gate", "gate/measurement"]
     out += [f"gate/measurement/model {k}{s}" for k in models for s in per_model]
     out += ["gate/charts", "gate/page rendering", "publishing files", "publishing files/waiting for vega",
@@ -38,6 +38,11 @@ def cold_expected(models: list[str], runtime_models: list[str]) -> list[str]:
         out += ["publishing files/runtime export", "publishing files/runtime export/weights"]
     return out
 
+
+# Part 9's stages in a model's (model/calibration.py): the confirmation corpus's forward pass,
+# the truths (the downstream ones nested), the scores.
+CALIBRATION = ["/calibration", "/calibration/reference", "/calibration/calibration truths",
+               "/calibration/calibration truths/downstream", "/calibration/scores"]
 
 WARM_EXPECTED = ["gate", "publishing files"]
 
@@ -61,7 +66,8 @@ def seconds(stages: dict[str, dict], path: str) -> float:
 
 # Display order of stage names (unknown names go last, by name), and what the untimed
 # rest inside a stage is.
-ORDER = ["gate", "measurement", "model", "weights", "reference", "import torch", "ground truth", "checks", "oracle", "views",
+ORDER = ["gate", "measurement", "model", "weights", "reference", "import torch", "ground truth", "calibration",
+         "calibration truths", "downstream", "scores", "checks", "oracle", "views",
          "charts", "page rendering", "publishing files", "waiting for vega", "Vega bundle", "runtime export",
          "waiting for notebook", "notebook"]
 REST = {
@@ -70,6 +76,8 @@ REST = {
     "model": "rest: tokenize, rows, statistics, bootstrap, flip",
     "reference": "rest: the forward passes (corpus, flip pairs)",
     "checks": "rest: unit-norm, [CLS]-zero, mutant",
+    "calibration": "rest: the confirmation corpus's rows and Part 8 truth, the readings",
+    "calibration truths": "rest: the layer truth",
     "oracle": "rest: the oracle's forward pass",
     "publishing files": "rest: index, listing, cache reads",
     "runtime export": "rest: export, cache write",

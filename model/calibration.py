@@ -316,14 +316,10 @@ def _clean_t(e: Estimate) -> tuple:
 
 # -- the numerical floor ---------------------------------------------------------------------------
 
-FLOOR_TIMES = 10   # study.yml: a share is at the floor below ten times the reference-oracle disagreement
-
-
-def at_floor(cal: dict, disagreement: float) -> None:
+def at_floor(cal: dict, floor: float) -> None:
     """Count, per corpus, the rows of alpha's head whose sink and content layer effects are
-    both below FLOOR_TIMES the reference-oracle disagreement on effects (Part 8's agreement,
-    known once the oracle has run: checks.py calls this)."""
-    floor = FLOOR_TIMES * disagreement
+    both below `floor` (study.Calibration.floor_times the reference-oracle disagreement on
+    effects, Part 8's agreement, known once the oracle has run: checks.py calls this)."""
     for st in cal["sets"].values():
         effects = np.asarray(st.pop("floor_effects"))
         st |= {"floor": floor, "n_floor": int((effects < floor).sum()),

@@ -92,11 +92,15 @@ class Calibration:
     confirmation_registers: tuple[str, ...]
     min_words: int                     # the rule that chose it: examples of this many words or more,
     every: int                         # every n-th of them
+    # A row is at the numerical floor where its sink and content effects are both below this many
+    # times the reference-oracle disagreement on effects (the registration's words: "ten times").
+    floor_times: int = 10
 
     def settings(self) -> dict:
         """What the pages cite of it (results.json `calibration`)."""
         return {"primary": self.primary, "precision_lo": self.precision_lo, "recall_lo": self.recall_lo,
-                "confirmation_sentences": len(self.confirmation), "min_words": self.min_words, "every": self.every}
+                "confirmation_sentences": len(self.confirmation), "min_words": self.min_words, "every": self.every,
+                "floor_times": self.floor_times}
 
     def downstream(self, key: str, n: int) -> list[int]:
         return list(range(0, n, self.downstream_every.get(key, 1)))

@@ -200,7 +200,7 @@ def test_the_squared_slope_finds_a_square():
 
 def test_rows_at_the_numerical_floor():
     cal = {"sets": {"corpus": {"floor_effects": [1e-9, 5e-7, 3e-6]}, "confirmation": {"floor_effects": [2e-6]}}}
-    calibration.at_floor(cal, 1e-7)
+    calibration.at_floor(cal, 1e-6)
     assert cal["sets"]["corpus"]["n_floor"] == 2 and cal["sets"]["confirmation"]["n_floor"] == 0
     assert cal["sets"]["corpus"]["floor"] == pytest.approx(1e-6)
     assert "floor_effects" not in cal["sets"]["corpus"]
