@@ -226,3 +226,29 @@ def test_a_built_site_showing_citations_or_build_info_unrendered_is_caught(tmp_p
         '<p>As shown {{ cite("a") }}.</p>\n<p>{{ citet("b") }}</p>\n<p>{{ bibliography() }}</p>\n'
         '<p>v {{ build_info("commit") }}</p>\n<pre><code>{{ cite("an example") }}</code></pre>\n', encoding="utf-8")
     assert [f.split(":")[1] for f in render.leftover_markup(tmp_path)] == ["1", "2", "3", "4"]
+
+
+# -- citing the write-up itself ------------------------------------------------------------------------
+
+def _how_to_cite() -> str:
+    text = (DOCS / "colophon.md").read_text(encoding="utf-8")
+    return "## How to cite" + text.split("## How to cite", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_colophon_says_how_to_cite_this_build():
+    """The colophon's block, rendered and filled in as a build does: this checkout's commit
+    and date, the lock's digest, the title and authors CITATION.cff gives."""
+    import yaml
+
+    section = renderer().render("colophon.md", _how_to_cite()).text
+    lock = DOCS / "numbers.lock.json"
+    shown = BuildInfo(DOCS, lock).fill(section)
+    digest = hashlib.sha256(lock.read_bytes()).hexdigest()
+    assert shown.count(digest) == 3 and "\ue004" not in shown
+    info = BuildInfo(DOCS, lock).values
+    assert f"commit `{info['commit']}`, of {info['date']}" in shown and f'year   = "{info["year"]}"' in shown
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0" and f'title  = "{cff["title"]}"' in shown
+    assert [a["name"] for a in cff["authors"]] == ["The Attention, measured team"] and '"{The Attention, measured team}"' in shown
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", str(cff["date-released"]))
+    assert cff["version"] == re.search(r'^version = "(.+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
