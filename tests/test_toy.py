@@ -71,6 +71,15 @@ def test_the_toys_citations_link_to_its_reference_list(toy):
     assert not (toy / "site" / "references.bib").exists()
 
 
+def test_an_edited_bibliography_shows_on_the_next_build(toy):
+    """The pages' cache is keyed by the bibliography too: an entry corrected, the page follows."""
+    assert run(toy, "mkdocs", "build", "--strict").returncode == 0
+    bib = toy / "docs" / "references.bib"
+    bib.write_text(bib.read_text().replace("Another Look at the Jackknife", "Another Look at the Jackknife, corrected"))
+    assert run(toy, "mkdocs", "build", "--strict").returncode == 0
+    assert "Another Look at the Jackknife, corrected." in (toy / "site" / "index.html").read_text(encoding="utf-8")
+
+
 def test_the_toy_says_what_it_was_built_from_and_the_lock_knows_nothing_of_it(toy):
     lock_file = toy / "docs" / "numbers.lock.json"
     digest = hashlib.sha256(lock_file.read_bytes()).hexdigest()
