@@ -13,13 +13,15 @@ from mkdocs.plugins import event_priority
 
 from livenumbers.config import LOCK_FILE, options
 from livenumbers.events import Events
+from livenumbers.references import REFERENCES_FILE
 from model.site.source import STUDY_FILE, study_settings
 
 
 def _settings(config):
     opts = options({"extra": config.extra})
     return study_settings(Path(config.config_file_path).parent, docs_dir=config.docs_dir,
-                   study=opts.get("study", STUDY_FILE), lock_file=opts.get("lock", LOCK_FILE))
+                          study=opts.get("study", STUDY_FILE), lock_file=opts.get("lock", LOCK_FILE),
+                          bibliography=opts.get("bibliography", REFERENCES_FILE))
 
 
 EVENTS = Events(_settings)

@@ -6,6 +6,7 @@ A write-up configures the engine in one place, whichever way MkDocs runs it:
       - live-numbers:
           source: my_writeup.numbers:Source   # module:callable(docs_dir, options) -> Source
           lock: numbers.lock.json             # in docs/ (the default)
+          bibliography: references.bib        # in docs/ (the default): the works pages cite
           options: {corpus: data.csv}         # handed to the callable
 
     extra:                                    # or the same keys, for a site that runs

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import cache, formats, lock, timing
+from .buildinfo import BuildInfo
 from .config import LOCK_FILE
 from .markup import Citation, Claim, PageError, Problem, Renderer
+from .references import REFERENCES_FILE, Bibliography
 from .report import Accepted, Drift, Fragile, Report
 from .source import Source
 
@@ -32,15 +34,17 @@ class Settings:
     lock: Path
     cache_dir: Path
     source: Source = field(compare=False, repr=False)
+    bibliography: Path | None = None   # the BibTeX file pages cite works from (it may not exist)
 
     @classmethod
-    def at(cls, root: Path, source: Source, docs_dir: str = "docs", lock_file: str = LOCK_FILE) -> "Settings":
+    def at(cls, root: Path, source: Source, docs_dir: str = "docs", lock_file: str = LOCK_FILE,
+           bibliography: str = REFERENCES_FILE) -> "Settings":
         """The project's layout under `root`. The cache folder is `.cache`, or the folder
         named by LIVE_NUMBERS_CACHE (the tests' own, say): an environment variable, so the
         notebook's kernel, started by the build, finds the same one."""
         docs = (root / docs_dir).resolve()
         cache_dir = root / os.environ.get("LIVE_NUMBERS_CACHE", ".cache")
-        return cls(docs, docs / lock_file, cache_dir.resolve(), source)
+        return cls(docs, docs / lock_file, cache_dir.resolve(), source, docs / bibliography)
 
 
 def site_code(source: Source) -> str:
@@ -122,19 +126,22 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                                       + f" (charts: {', '.join(sorted(charts))})")
         return charts.get(chart_id, {})
 
-    lock_digest = cache.key(settings.lock.read_text(encoding="utf-8") if settings.lock.is_file() else "")
-    report.inputs_key = cache.key(key, lock_digest)
-    # One renderer while the results and the lock stay (`mkdocs serve` renders a saved page
-    # again with the one before: its tables and charts are reused, not computed again).
-    same = (report.inputs_key, id(results), id(settings.source), with_charts, mark_numbers, settings.lock)
+    lock_digest = cache.key(_text(settings.lock))
+    report.inputs_key = cache.key(key, lock_digest, cache.key(_text(settings.bibliography)))
+    # One renderer while the results, the lock and the bibliography stay (`mkdocs serve`
+    # renders a saved page again with the one before: its tables and charts are reused).
+    same = (report.inputs_key, id(results), id(settings.source), with_charts, mark_numbers, settings.lock,
+            settings.bibliography)
     if _RENDERER.get("inputs") != same:
         locked = lock.read(settings.lock)
         _RENDERER.update(inputs=same, locked=locked,
-                         renderer=Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources))
+                         renderer=Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
+                                           bibliography=Bibliography(settings.bibliography)))
     renderer, locked = _RENDERER["renderer"], _RENDERER["locked"]
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers
     render = _render_memo(settings.cache_dir, report.inputs_key, with_charts, renderer)
+    build = BuildInfo(settings.docs_dir, settings.lock)   # after the cache: they change with every commit
     rendered_all, problems = [], []
     for page in pages(settings.docs_dir):
         path = settings.docs_dir / page
@@ -148,12 +155,12 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                     except PageError as exc:
                         problems += [Problem(p.page, p.line, f"{p.message} (markdown cell {index})") for p in exc.problems]
                         continue
-                    cells[index] = out.text
+                    cells[index] = out.text = build.fill(out.text)
                     rendered_all.append(out)
                 report.notebook_cells[page] = cells
             else:
                 out = render(page, path.read_text(encoding="utf-8"), "", mark_numbers)
-                report.rendered[page] = out.text
+                report.rendered[page] = out.text = build.fill(out.text)
                 report.citations[page] = out.citations
                 rendered_all.append(out)
         except PageError as exc:
@@ -166,28 +173,34 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     return report
 
 
+def _text(path: Path | None) -> str:
+    return path.read_text(encoding="utf-8") if path is not None and path.is_file() else ""
+
+
 def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: Renderer):
     """`renderer.render`, with each page's output (text, citations, claims, links) cached:
     a prose edit re-renders the edited page only (Jinja compiles every page and every
-    claim afresh otherwise). Keyed by the results and the lock (`inputs_key`), the site
-    code, Jinja2, MarkupSafe, Altair, the page's source and whether numbers are marked."""
+    claim afresh otherwise). Keyed by the results, the lock and the bibliography
+    (`inputs_key`), the site code, Jinja2, MarkupSafe, Altair, pybtex, the page's source and
+    whether numbers are marked."""
     from dataclasses import astuple
     from importlib import metadata
 
     from .markup import Rendered
 
-    versions = [metadata.version(d) for d in ("jinja2", "markupsafe", "altair")]
+    versions = [metadata.version(d) for d in ("jinja2", "markupsafe", "altair", "pybtex")]
     base = cache.key("page", inputs_key, with_charts, versions, site_code(renderer.source))
 
     def render(page: str, source: str, part: str, mark_numbers: bool) -> Rendered:
         def compute() -> dict:
             out = renderer.render(page, source, mark_numbers)
             return {"text": out.text, "citations": [astuple(c) for c in out.citations],
-                    "claims": [astuple(c) for c in out.claims], "routes": out.routes}
+                    "claims": [astuple(c) for c in out.claims], "routes": out.routes, "works": out.works}
 
         hit, _ = cache.get_json(cache_dir, "page", cache.key(base, page, part, mark_numbers, source), compute)
         claims = [Claim(e, p, line, holds, tuple(tuple(r) for r in reads)) for e, p, line, holds, reads in hit["claims"]]
-        return Rendered(page, hit["text"], [Citation(*c) for c in hit["citations"]], claims, list(hit["routes"]))
+        return Rendered(page, hit["text"], [Citation(*c) for c in hit["citations"]], claims, list(hit["routes"]),
+                        works=list(hit["works"]))
 
     return render
 

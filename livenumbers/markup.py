@@ -8,12 +8,16 @@ The injection syntax, written in Markdown (or a notebook's markdown cells):
     {{ table("summary", model="m") }}         a generated table (the source's)
     {{ chart("scatter", model="m") }}         a chart (Vega-Lite, drawn in the browser)
     {{ claim("model.stat == 0") }}            a checked statement; prints nothing
+    {{ cite("key") }}, {{ citet("key") }}     a work of the bibliography, linked to the page's
+                                              reference list (livenumbers/references.py)
+    {{ build_info("commit") }}                what the build was made from (livenumbers/buildinfo.py)
 
 and the source's own functions (livenumbers/source.py; this site's `instrument()` and
 `row_link()` link into the instrument page). Every call records (key, format, page, line).
-An unknown key, a bad format, a syntax error, an unknown table, chart or function, or a
-route its page's data does not have, is a problem naming page and line, with the closest
-existing names; a page's problems are all collected, and `PageError` carries them together.
+An unknown key (a number's or a work's), a bad format, a syntax error, an unknown table,
+chart or function, or a route its page's data does not have, is a problem naming page and
+line, with the closest existing names; a page's problems are all collected, and
+`PageError` carries them together.
 """
 from __future__ import annotations
 
@@ -28,7 +32,9 @@ from typing import Any, Callable
 import jinja2
 from markupsafe import Markup
 
+from . import buildinfo
 from . import formats as nums
+from . import references as refs
 from . import tables as table_text
 from . import timing
 from .errors import UserError
@@ -90,6 +96,7 @@ class Rendered:
     citations: list[Citation] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
     routes: list[str] = field(default_factory=list)       # links into the source's route page, checked ("l6/3/2/alpha")
+    works: list[str] = field(default_factory=list)        # bibliography keys cited, in order
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -116,7 +123,8 @@ def _error_line(exc: BaseException, page: str) -> int:
     return line
 
 
-FUNCTIONS = ("num", "ci", "text", "table", "chart", "claim")   # the engine's page functions; a source adds its own
+# The engine's page functions; a source adds its own.
+FUNCTIONS = ("num", "ci", "text", "table", "chart", "claim", "cite", "citet", "bibliography", "build_info")
 PLACEHOLDER = "??"   # what a call that failed prints: the page fails anyway, the rest still renders
 
 # Serve only (`Renderer(mark=True)`): each cited number is wrapped in private-use characters
@@ -195,8 +203,10 @@ class Renderer:
     """Renders pages against one set of results. One per build."""
 
     def __init__(self, source: Source, results: dict, charts: Callable[[str], dict] | None = None,
-                 locked: dict | None = None, chart_sources: dict[str, list[str]] | None = None):
+                 locked: dict | None = None, chart_sources: dict[str, list[str]] | None = None,
+                 bibliography: refs.Bibliography | None = None):
         self.source = source
+        self.bibliography = bibliography if bibliography is not None else refs.Bibliography(None)
         self.results = results
         self.locked = locked or {}   # key -> lock.Locked: what the lock recorded, for "recorded vs now"
         self.numbers = source.numbers(results)
@@ -215,6 +225,7 @@ class Renderer:
         self._claims: dict[str, tuple] = {}   # a claim -> (holds, what it read)
         self._rendered: Rendered | None = None
         self._mark = False
+        self._references_title = "References"
 
     def functions(self) -> list[str]:
         return list(self._glob())
@@ -223,7 +234,9 @@ class Renderer:
         guard = self._guarded
         own = {name: guard(f) if callable(f) else f for name, f in self.source.functions(self).items()}
         return {"num": guard(self._num), "ci": guard(self._ci), "text": guard(self._text), "claim": guard(self._claim),
-                "table": guard(self._table), "chart": guard(self._chart), **own}
+                "table": guard(self._table), "chart": guard(self._chart), "cite": guard(self._cite),
+                "citet": guard(self._citet), "bibliography": guard(self._references_here),
+                "build_info": guard(buildinfo.placeholder), **own}
 
     def _reuse(self, call: tuple, produce: Callable[[], str]) -> str:
         """`produce()` once per call (a table or chart, its arguments, the page, marked or
@@ -375,6 +388,33 @@ class Renderer:
             f'<figcaption>{html.escape(words.caption)}</figcaption>{note}</figure>'
         )
 
+    # -- works of the bibliography -----------------------------------------------------------
+
+    def _labels(self, keys: tuple[str, ...]) -> list[refs.Label]:
+        if not keys:
+            raise NumberError("a citation names no work: cite(\"key\"), or several keys")
+        labels = [self.bibliography.label(k) for k in keys]
+        self._rendered.works += [w.key for w in labels]
+        return labels
+
+    def _cite(self, *keys: str) -> str:
+        return self.bibliography.cite(self._labels(keys))
+
+    def _citet(self, *keys: str) -> str:
+        return self.bibliography.citet(self._labels(keys))
+
+    def _references_here(self, title: str = "References") -> str:
+        self._references_title = title
+        return refs.PLACE
+
+    def _with_references(self, text: str) -> str:
+        """The page's reference list where `bibliography()` was called, else at its end."""
+        keys = list(dict.fromkeys(self._rendered.works))
+        listing = self.bibliography.listing(keys, self._references_title) if keys else ""
+        if refs.PLACE in text:
+            return text.replace(refs.PLACE, listing)
+        return text.rstrip("\n") + "\n\n" + listing if listing else text
+
     # -- links into the source's route page ---------------------------------------------------
 
     def route_link(self, fragment: str) -> str:
@@ -408,10 +448,11 @@ class Renderer:
         the page is collected; if there is any, `PageError` carries them all. With
         `mark_numbers` (serve only), each cited number is wrapped for its hover detail."""
         self._rendered, self._mark = Rendered(page=page, text=""), mark_numbers
+        self._references_title = "References"
         try:
             code = self.env.compile(source, name=page, filename=page)
             template = self.env.template_class.from_code(self.env, code, self.env.make_globals(self._glob()))
-            self._rendered.text = template.render()
+            self._rendered.text = self._with_references(template.render())
         except jinja2.TemplateSyntaxError as exc:
             self._rendered.problems.append(Problem(page, exc.lineno, f"template syntax error: {exc.message}"))
         except (NumberError, jinja2.UndefinedError, TypeError, ValueError) as exc:

@@ -4,6 +4,7 @@
       - live-numbers:
           source: my_writeup.numbers:make_source   # callable(docs_dir, options) -> Source
           lock: numbers.lock.json                  # in docs/ (the default)
+          bibliography: references.bib             # in docs/ (the default): the works pages cite
           options: {data: results.csv}             # handed to the callable
 
 The same handlers as a site's build hooks (livenumbers/events.py); the entry point is in
@@ -19,11 +20,13 @@ from mkdocs.plugins import BasePlugin, event_priority
 
 from . import config, gate
 from .events import Events
+from .references import REFERENCES_FILE
 
 
 class LiveNumbersConfig(base.Config):
     source = c.Type(str)                              # module:callable(docs_dir, options) -> Source
     lock = c.Type(str, default=config.LOCK_FILE)
+    bibliography = c.Type(str, default=REFERENCES_FILE)   # BibTeX, in docs/; cite("key") names its entries
     options = c.Type(dict, default={})
 
 
@@ -35,7 +38,7 @@ class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
         docs = Path(mkdocs_config.docs_dir)
         source = config.load_source(self.config.source, docs, dict(self.config.options))
         return gate.Settings.at(Path(mkdocs_config.config_file_path).parent, source, docs_dir=str(docs),
-                                lock_file=self.config.lock)
+                                lock_file=self.config.lock, bibliography=self.config.bibliography)
 
     def on_startup(self, *, command, dirty):
         self.events.on_startup(command, dirty)

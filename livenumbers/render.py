@@ -25,6 +25,7 @@ from pathlib import Path
 from . import config, gate, notebook, published
 from .errors import UserError
 from .markup import FUNCTIONS
+from .references import REFERENCES_FILE
 
 log = logging.getLogger("mkdocs.plugins.live_numbers.render")
 
@@ -48,7 +49,8 @@ def project_settings(config_file: Path, cache_dir: Path | None = None, source=No
         if "source" not in opts:
             raise RenderError(f"{config_file}: the live-numbers options name no `source:` (module:callable)")
         source = config.load_source(opts["source"], (config_file.parent / docs_dir).resolve(), opts)
-    settings = gate.Settings.at(config_file.parent, source, docs_dir=docs_dir, lock_file=opts.get("lock", config.LOCK_FILE))
+    settings = gate.Settings.at(config_file.parent, source, docs_dir=docs_dir, lock_file=opts.get("lock", config.LOCK_FILE),
+                                bibliography=opts.get("bibliography", REFERENCES_FILE))
     return settings if cache_dir is None else dataclasses.replace(settings, cache_dir=cache_dir.resolve())
 
 

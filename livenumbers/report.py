@@ -35,7 +35,7 @@ class Report:
     results: dict
     results_key: str
     charts: dict[str, dict]
-    inputs_key: str = ""                                                     # results and lock: what every page reads
+    inputs_key: str = ""                                      # results, lock and bibliography: what every page reads
     rendered: dict[str, str] = field(default_factory=dict)                  # page -> text
     notebook_cells: dict[str, dict[int, str]] = field(default_factory=dict)  # page -> cell -> text
     citations: dict[str, list[Citation]] = field(default_factory=dict)      # page -> its citations, in order

@@ -1,8 +1,10 @@
 """The engine (livenumbers) on a second write-up of its own, tests/toy/: a hand-made results
-file, no torch, no models. Built with the plugin (`plugins: - live-numbers` in its
-mkdocs.yml), drifted, gated and rendered: what another project using the engine gets."""
+file and a bibliography, no torch, no models. Built with the plugin (`plugins: -
+live-numbers` in its mkdocs.yml), drifted, gated and rendered: what another project using
+the engine gets."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -55,6 +57,48 @@ def test_the_plugin_builds_the_toy_with_its_numbers_table_chart_and_claim(toy):
     assert locked["fruit.apple.share"] == lock.Locked(0.6, 0.0005)   # the tightest of its citations: the table's pct:1
 
 
+def test_the_toys_citations_link_to_its_reference_list(toy):
+    build = run(toy, "mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    page = (toy / "site" / "index.html").read_text(encoding="utf-8")
+    assert ('No interval yet (<a href="#ref-efron1979bootstrap">Efron, 1979</a>), and nothing normalized as '
+            '<a href="#ref-ba2016layer">Ba et al. (2016)</a> would.') in page
+    listing = page.split('<h2 id="references">References</h2>', 1)[1]
+    efron = listing.split('<li id="ref-efron1979bootstrap">', 1)[1].split("</li>")[0]
+    assert "Bootstrap Methods: Another Look at the Jackknife" in efron
+    assert '<a href="https://doi.org/10.1214/aos/1176344552">doi:10.1214/aos/1176344552</a>' in efron
+    assert listing.index('id="ref-ba2016layer"') < listing.index('id="ref-efron1979bootstrap"')   # by author
+    assert not (toy / "site" / "references.bib").exists()
+
+
+def test_an_edited_bibliography_shows_on_the_next_build(toy):
+    """The pages' cache is keyed by the bibliography too: an entry corrected, the page follows."""
+    assert run(toy, "mkdocs", "build", "--strict").returncode == 0
+    bib = toy / "docs" / "references.bib"
+    bib.write_text(bib.read_text().replace("Another Look at the Jackknife", "Another Look at the Jackknife, corrected"))
+    assert run(toy, "mkdocs", "build", "--strict").returncode == 0
+    assert "Another Look at the Jackknife, corrected." in (toy / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_toy_says_what_it_was_built_from_and_the_lock_knows_nothing_of_it(toy):
+    lock_file = toy / "docs" / "numbers.lock.json"
+    digest = hashlib.sha256(lock_file.read_bytes()).hexdigest()
+    assert run(toy, "mkdocs", "build", "--strict").returncode == 0
+    page = lambda: (toy / "site" / "index.html").read_text(encoding="utf-8")
+    assert f"Built from commit unknown (unknown); numbers lock\n{digest}." in page()   # no git checkout here
+    git = lambda *a: subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *a], cwd=toy,
+                                    check=True, capture_output=True, text=True).stdout.strip()
+    git("init", "-q")
+    git("add", "docs", "mkdocs.yml")
+    git("commit", "-qm", "first")
+    for message in ("second", "third"):   # the page's rendering is cached; what it was built from is not
+        git("commit", "-q", "--allow-empty", "-m", message)
+        assert run(toy, "mkdocs", "build", "--strict").returncode == 0
+        assert f"Built from commit {git('log', '-1', '--format=%h (%cs)')}; numbers lock\n{digest}." in page()
+    assert "commit" not in lock_file.read_text(encoding="utf-8")    # never cited, never locked
+    assert run(toy, "livenumbers", "check").returncode == 0
+
+
 def test_a_drifted_number_fails_the_toys_build_naming_key_values_and_page(toy):
     data = toy / "docs" / "data.json"
     data.write_text(json.dumps({"apple": 13, "pear": 5, "plum": 3}))
@@ -76,15 +120,28 @@ def test_a_claim_that_no_longer_holds_fails_the_gate(toy):
 def test_an_unknown_key_is_named_with_page_and_line(toy):
     page = toy / "docs" / "index.md"
     page.write_text(page.read_text() + '\nThe plum has {{ num("fruit.plumm.score", "int") }}.\n')
-    with pytest.raises(PageError, match=r"index.md:12: unknown number 'fruit.plumm.score'; did you mean 'fruit.plum.score'"):
+    with pytest.raises(PageError, match=r"index.md:17: unknown number 'fruit.plumm.score'; did you mean 'fruit.plum.score'"):
         gate.run(settings(toy))
+
+
+def test_an_unknown_work_fails_the_build_naming_page_and_line(toy):
+    page = toy / "docs" / "index.md"
+    page.write_text(page.read_text() + '\nAs {{ citet("efron1979bootstrp") }} showed.\n')
+    build = run(toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0
+    assert ("index.md:17: unknown reference 'efron1979bootstrp'; did you mean 'efron1979bootstrap'?"
+            in build.stdout + build.stderr)
+    assert not (toy / "site").exists()
 
 
 def test_render_writes_the_toy_for_a_builder_without_the_engine(toy):
     out = run(toy, "livenumbers", "render", "rendered")
     assert out.returncode == 0, out.stdout + out.stderr
     tree = toy / "rendered"
-    assert "In all 20 points" in (tree / "docs" / "index.md").read_text(encoding="utf-8")
+    text = (tree / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "In all 20 points" in text
+    assert "No interval yet ([Efron, 1979](#ref-efron1979bootstrap))" in text and '<li id="ref-ba2016layer">' in text
+    assert "Built from commit unknown (unknown)" in text    # rendered where there is no git checkout: it says so
     raw = config.read(tree / "mkdocs.yml")
     assert raw["plugins"] == [] and raw["validation"] == {"anchors": "ignore"} and raw["site_name"] == "Fruit, measured"
     assert (tree / "docs" / "downloads" / "results.json").is_file()

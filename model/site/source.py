@@ -8,6 +8,7 @@ from pathlib import Path
 
 from livenumbers import gate
 from livenumbers.config import LOCK_FILE
+from livenumbers.references import REFERENCES_FILE
 from livenumbers.source import Source
 
 from .. import results as results_mod
@@ -89,11 +90,14 @@ def _stats(paths: list[Path]) -> tuple:
     return tuple(out)
 
 
-def study_settings(root: Path, docs_dir: str = "docs", study: str = STUDY_FILE, lock_file: str = LOCK_FILE) -> gate.Settings:
-    """The engine's settings for this project under `root`: its docs, its lock, its cache and
-    the study as the source (what the hooks, the CLI and the tests all use)."""
+def study_settings(root: Path, docs_dir: str = "docs", study: str = STUDY_FILE, lock_file: str = LOCK_FILE,
+                   bibliography: str = REFERENCES_FILE) -> gate.Settings:
+    """The engine's settings for this project under `root`: its docs, its lock, its
+    bibliography, its cache and the study as the source (what the hooks, the CLI and the
+    tests all use)."""
     docs = (Path(root) / docs_dir).resolve()
-    return gate.Settings.at(Path(root), StudySource.in_docs(docs, study), docs_dir=docs_dir, lock_file=lock_file)
+    return gate.Settings.at(Path(root), StudySource.in_docs(docs, study), docs_dir=docs_dir, lock_file=lock_file,
+                            bibliography=bibliography)
 
 
 def from_options(docs_dir: Path, options: dict) -> StudySource:

@@ -1,0 +1,65 @@
+"""What a build was made from, for a page to print (a suggested citation, say):
+
+    {{ build_info("commit") }}        the git commit, short: "d706d0e" ("d706d0e-dirty" if
+                                      tracked files had uncommitted changes)
+    {{ build_info("date") }}          that commit's date, "2026-12-03"
+    {{ build_info("year") }}          its year
+    {{ build_info("lock_sha256") }}   the sha256 of the numbers lock, the file as published
+
+These change with every commit: they are not numbers, never cited, locked or gated, and
+never part of a cached page. A page's rendered text carries a placeholder for each, and
+`BuildInfo.fill` puts the values in on every build, after the cache. Without git or a
+git checkout (a tarball, say) the commit, date and year read "unknown".
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import subprocess
+from pathlib import Path
+
+from .formats import NumberError, did_you_mean
+
+FIELDS = ("commit", "date", "year", "lock_sha256")
+UNKNOWN = "unknown"
+_MARK = "\ue004"
+_PLACEHOLDER = re.compile(f"{_MARK}([a-z0-9_]+){_MARK}")
+
+
+def placeholder(field: str) -> str:
+    """What `build_info(field)` prints until the build fills it in."""
+    if field not in FIELDS:
+        raise NumberError(f"unknown build_info field {field!r}" + did_you_mean(field, list(FIELDS))
+                          + f" (fields: {', '.join(FIELDS)})")
+    return f"{_MARK}{field}{_MARK}"
+
+
+def _git(folder: Path, *args: str) -> str | None:
+    """git's output in `folder`, or None where there is no git or no checkout."""
+    try:
+        proc = subprocess.run(["git", "--no-optional-locks", "-C", str(folder), *args],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+class BuildInfo:
+    """The values of one build, read when a page first needs them (git runs once per build)."""
+
+    def __init__(self, folder: Path, lock: Path):
+        self.folder, self.lock = Path(folder), Path(lock)
+
+    @functools.cached_property
+    def values(self) -> dict[str, str]:
+        head = _git(self.folder, "log", "-1", "--format=%h %cs")
+        commit, date = head.split() if head else (UNKNOWN, UNKNOWN)
+        if head and _git(self.folder, "status", "--porcelain", "--untracked-files=no"):
+            commit += "-dirty"
+        digest = hashlib.sha256(self.lock.read_bytes()).hexdigest() if self.lock.is_file() else "none (no numbers lock)"
+        return {"commit": commit, "date": date, "year": date[:4] if head else UNKNOWN, "lock_sha256": digest}
+
+    def fill(self, text: str) -> str:
+        """`text` with every placeholder replaced by its value."""
+        return _PLACEHOLDER.sub(lambda m: self.values[m.group(1)], text) if _MARK in text else text

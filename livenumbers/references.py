@@ -1,0 +1,144 @@
+"""Works a page cites: one BibTeX file (read with pybtex), citations, and each page's list.
+
+    {{ cite("kobayashi2020attention") }}                 (Kobayashi et al., 2020)
+    {{ cite("clark2019what", "abnar2020quantifying") }}  (Clark et al., 2019; Abnar and Zuidema, 2020)
+    {{ citet("kobayashi2020attention") }}                Kobayashi et al. (2020), in running text
+    {{ bibliography() }}                                 where the page's reference list goes
+
+Each name-and-year links to the work's entry in the page's reference list (anchor
+`ref-KEY`). A page that cites a work ends with that list, or has it where it calls
+`bibliography()`: every work it cited, once, by author and year, each with its DOI,
+URL and arXiv links. A key the file lacks is a problem of the page (page, line and the
+closest keys), as an unknown number is. The file is the engine's `bibliography` option:
+docs/references.bib unless mkdocs.yml says otherwise.
+"""
+from __future__ import annotations
+
+import functools
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import UserError
+from .formats import NumberError, did_you_mean
+
+REFERENCES_FILE = "references.bib"   # in docs/, unless the engine's `bibliography` option names another
+PLACE = "\ue005"                     # bibliography()'s place in a rendered page, until the list replaces it
+
+
+class BibliographyError(UserError, ValueError):
+    """The bibliography file cannot be read (its path and pybtex's message, with the line)."""
+
+
+@dataclass(frozen=True)
+class Label:
+    """How a page names a work: "Kobayashi et al." and "2020" (a letter added to the year
+    where two works would read the same)."""
+    key: str
+    names: str
+    year: str
+    order: tuple   # the reference list's order: first author, year, key
+
+    @property
+    def anchor(self) -> str:
+        return f"ref-{self.key}"
+
+    def link(self, text: str) -> str:
+        return f"[{html.escape(text, quote=False)}](#{self.anchor})"
+
+
+@functools.lru_cache(maxsize=None)
+def _backend(name: str):
+    """A pybtex output backend ("text", "html"), made once: pybtex's own `render_as` looks
+    its backend up among every installed package's entry points on each call."""
+    from pybtex.plugin import find_plugin
+
+    return find_plugin("pybtex.backends", name)()
+
+
+def _surname(person) -> str:
+    return " ".join(part.render(_backend("text")) for part in person.rich_prelast_names + person.rich_last_names)
+
+
+def _names(entry) -> str:
+    people = [_surname(p) for p in (entry.persons.get("author") or entry.persons.get("editor") or [])]
+    if not people:
+        return str(entry.fields.get("title", "?"))
+    if len(people) > 2 or people[-1] == "others":
+        return f"{people[0]} et al."
+    return " and ".join(people)
+
+
+@functools.lru_cache(maxsize=1)
+def _style():
+    """pybtex's `plain` style, but titles as the file writes them (plain lower-cases them)."""
+    from pybtex.style.formatting.plain import Style
+    from pybtex.style.template import field, sentence
+
+    class AsWritten(Style):
+        def format_title(self, e, which_field, as_sentence=True):
+            return sentence[field(which_field)] if as_sentence else field(which_field)
+
+    return AsWritten()
+
+
+class Bibliography:
+    """The works of one BibTeX file, by key; each entry's text is formatted when first cited."""
+
+    def __init__(self, path: Path | None):
+        self.path = Path(path) if path is not None else None   # None: the write-up has none
+        self.entries: dict = {}
+        self.labels: dict[str, Label] = {}
+        self._html: dict[str, str] = {}
+        if self.path is not None and self.path.is_file():
+            self._read()
+
+    def _read(self) -> None:
+        from pybtex.database import parse_file
+        from pybtex.exceptions import PybtexError
+
+        try:
+            self.entries = dict(parse_file(str(self.path), "bibtex").entries)
+        except PybtexError as exc:
+            raise BibliographyError(f"{self.path}: {exc}") from exc
+        named: dict[tuple[str, str], list[str]] = {}
+        for key, entry in self.entries.items():
+            named.setdefault((_names(entry), entry.fields.get("year", "n.d.")), []).append(key)
+        for (names, year), keys in named.items():
+            for i, key in enumerate(sorted(keys)):
+                suffix = "abcdefghijklmnopqrstuvwxyz"[i] if len(keys) > 1 else ""
+                self.labels[key] = Label(key, names, year + suffix, (names.lower(), year, key))
+
+    def label(self, key: str) -> Label:
+        """The work `key` names, or a NumberError the page reports with its line."""
+        if key in self.labels:
+            return self.labels[key]
+        if self.path is None or not self.path.is_file():
+            where = f"{self.path.parent.name}/{self.path.name} not found" if self.path else "none given"
+            raise NumberError(f"unknown reference {key!r}: there is no bibliography ({where}; "
+                              "the live-numbers option `bibliography` names a BibTeX file in docs/)")
+        raise NumberError(f"unknown reference {key!r}" + did_you_mean(key, list(self.labels))
+                          + f" (not in {self.path.name})")
+
+    def entry_html(self, key: str) -> str:
+        if key not in self._html:
+            text = _style().format_entry("", self.entries[key]).text
+            self._html[key] = text.render(_backend("html")).replace("\n", " ")
+        return self._html[key]
+
+    # -- what the page functions print ---------------------------------------------------
+
+    def cite(self, labels: list[Label]) -> str:
+        """"(Kobayashi et al., 2020; Clark et al., 2019)", each linked to its entry."""
+        return "(" + "; ".join(w.link(f"{w.names}, {w.year}") for w in labels) + ")"
+
+    def citet(self, labels: list[Label]) -> str:
+        """"Kobayashi et al. (2020)" (several: "A (2019), B (2020) and C (2021)")."""
+        links = [w.link(f"{w.names} ({w.year})") for w in labels]
+        return " and ".join([", ".join(links[:-1]), links[-1]]) if len(links) > 1 else links[0]
+
+    def listing(self, keys: list[str], title: str) -> str:
+        """The reference list of `keys` (each once), as a heading and one raw HTML block."""
+        labels = sorted({k: self.labels[k] for k in keys}.values(), key=lambda w: w.order)
+        items = "\n".join(f'<li id="{html.escape(w.anchor)}">{self.entry_html(w.key)}</li>' for w in labels)
+        return f'## {title}\n\n<ul class="references">\n{items}\n</ul>\n'
