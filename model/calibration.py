@@ -387,8 +387,8 @@ def _squared(linear: np.ndarray, sink_cos: np.ndarray, content_cos: np.ndarray, 
     """Part 8's truth (cosine distances) against the layer truth (norms), on the rows both
     measure: the slope of log(sink / content) under the first on the same under the second.
     A cosine distance grows as the square of a small change, so the slope should be near 2."""
-    x = np.log(linear[:, gt.SINK_OUT]) - np.log(linear[:, gt.CONTENT_OUT])
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):   # a zero effect: left out below
+        x = np.log(linear[:, gt.SINK_OUT]) - np.log(linear[:, gt.CONTENT_OUT])
         y = np.log(sink_cos) - np.log(content_cos)
     keep = np.isfinite(x) & np.isfinite(y)
     unit, rs = rs_like.over(sentence[keep])
