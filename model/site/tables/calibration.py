@@ -9,7 +9,6 @@ from livenumbers.tables import md_table, span
 
 from ...instrument import LENS_LABELS
 from ...truth import FIX_LABELS
-from .common import model_name
 
 CORPORA = {"corpus": "held-out half", "confirmation": "confirmation corpus"}
 
@@ -50,11 +49,11 @@ def calibration(r, model: str, truth: str = "layer") -> str:
             row += [r.cite(f"{p}.n_badged", "int"), _cell(r, f"{p}.precision"), _cell(r, f"{p}.recall")]
         if fit:
             row.append(r.cite(f"{model}.cal.{fit}.{reading}", "yesno"))
-        if truth == cal["primary"]:
-            row.append(r.cite(f"{model}.cal.stop_rule.{reading}.rows_above", "int"))
+        if truth == cal["primary"]:   # one row more or less: a row within rounding of the threshold (mpnet's alpha)
+            row.append(r.cite(f"{model}.cal.stop_rule.{reading}.rows_above", "int~1"))
         rows.append(row)
-    head = ["Reading"] + [f"{h}, {name}" for name in CORPORA.values()
-                          for h in ("badges", "precision (CI)", "recall (CI)")]
+    head = ["Reading"] + [f"{h} ({name})" for name in ("held-out", "confirmation")
+                          for h in ("Badges", "Precision", "Recall")]
     head += ["Fit on both"] if fit else []
     head += ["Stop rule: rows above half"] if truth == cal["primary"] else []
     return md_table(head, rows)
@@ -71,8 +70,8 @@ def calibration_verdicts(r) -> str:
             row += [r.cite(f"{model}.cal.fit.{reading}", "yesno"), r.cite(f"{model}.cal.fit_wilson.{reading}", "yesno"),
                     r.cite(f"{model}.cal.stop_rule.{reading}.adopted", "yesno")]
         rows.append(row)
-    head = ["Reading"] + [f"{r.cite(f'{m}.checkpoint', 'text')}: {h}" for m in models
-                          for h in ("fit", "fit, Wilson", "stop rule")]
+    head = ["Reading"] + [f"{r.cite(f'{m}.model', 'text')}: {h}" for m in models
+                          for h in ("fit", "Wilson", "stop rule")]
     return md_table(head, rows)
 
 
@@ -86,7 +85,7 @@ def calibration_rank(r, model: str) -> str:
                 key = f"{model}.cal.{corpus}.{truth}.{reading}.spearman"
                 row.append(r.cite(key, "fixed:2") if r.numbers.get(key) is not None else "—")
         rows.append(row)
-    head = ["Reading"] + [f"{name}, {truth}" for name in CORPORA.values() for truth in ("layer truth", "word truth")]
+    head = ["Reading"] + [f"{truth} ({name})" for name in ("held-out", "confirmation") for truth in ("Layer truth", "Word truth")]
     return md_table(head, rows)
 
 
@@ -98,7 +97,7 @@ def calibration_sets(r) -> str:
     for model in r.results["models"]:
         for corpus, name in CORPORA.items():
             p = f"{model}.cal.{corpus}"
-            rows.append([model_name(r, model), name, r.cite(f"{p}.n_rows", "int"), r.cite(f"{p}.n_sentences", "int"),
+            rows.append([r.cite(f"{model}.model", "text"), name, r.cite(f"{p}.n_rows", "int"), r.cite(f"{p}.n_sentences", "int"),
                          r.cite(f"{p}.layer.alpha.n_truth_above", "int"), r.cite(f"{p}.n_downstream_sentences", "int"),
                          r.cite(f"{p}.word.alpha.n_rows", "int"), r.cite(f"{p}.word.alpha.n_truth_above", "int"),
                          r.cite(f"{p}.n_floor", "int")])
@@ -112,7 +111,7 @@ def calibration_display(r) -> str:
     rows = []
     for model in r.results["models"]:
         for corpus, name in CORPORA.items():
-            row = [model_name(r, model), name]
+            row = [r.cite(f"{model}.model", "text"), name]
             for truth in ("word", "sentence"):
                 p = f"{model}.cal.{corpus}.redistribution.{truth}.median"
                 row.append(_cell(r, p))
