@@ -39,6 +39,7 @@ def word_rows(view: dict, lens: str) -> np.ndarray:
 def expected_rows(view: dict, lens: str, heads: dict[int, tuple[int, int]] | None = None) -> list[dict]:
     heads = heads or {}
     rows = word_rows(view, lens)
+    effect_rows = word_rows(view, "output_norm")   # the warning's reading, on the same head (Part 9)
     wm = instrument.word_map(view["word_ids"])
     out = []
     for i, w in enumerate(view["shown"]):
@@ -47,6 +48,7 @@ def expected_rows(view: dict, lens: str, heads: dict[int, tuple[int, int]] | Non
         shown, mass = instrument.displayed_rows(rows[layer, head], wm)
         punct = sum(row[k + 1] for k, p in enumerate(view["punct"]) if p and k != w)
         out.append({"word": w, "layer": layer, "head": head, "sink": float(instrument.sink_share(row, wm)),
+                    "effect": float(instrument.sink_share(effect_rows[layer, head, w], wm)),
                     "mass": float(mass[w]), "punct": float(punct), "displayed": shown[w].tolist(), "raw": row.tolist()})
     return out
 
@@ -55,7 +57,8 @@ def expected_rows(view: dict, lens: str, heads: dict[int, tuple[int, int]] | Non
 
 ROWS_JS = """rows => rows.map(r => ({
   word: +r.dataset.word, layer: +r.dataset.layer, head: +r.dataset.head,
-  sink: +r.dataset.sink, punct: +r.dataset.punct, mass: +r.dataset.mass, name: r.querySelector('th').textContent,
+  sink: +r.dataset.sink, effect: +r.dataset.effect, punct: +r.dataset.punct, mass: +r.dataset.mass,
+  name: r.querySelector('th').textContent, sinkText: r.querySelector('.instr-sink-share').textContent,
   badge: r.querySelector('.instr-badge').textContent, warn: r.classList.contains('instr-warn'),
   open: r.getAttribute('aria-current') === 'true', punctText: r.querySelector('.instr-punct-share').textContent,
   sinks: [...r.querySelectorAll('.instr-sink')].map(c => c.textContent),
@@ -86,10 +89,13 @@ def assert_rows_match(got: list[dict], want: list[dict], view: dict, threshold: 
         assert g["sink"] == pytest.approx(w["sink"], abs=1e-6), where
         assert g["mass"] == pytest.approx(w["mass"], abs=1e-6), where
         assert g["punct"] == pytest.approx(w["punct"], abs=1e-6), where
-        assert pct(g["badge"]) == pytest.approx(w["sink"], abs=0.0005 + 1e-6), where  # printed to 0.1 %
+        assert pct(g["sinkText"]) == pytest.approx(w["sink"], abs=0.0005 + 1e-6), where  # printed to 0.1 %
         assert pct(g["punctText"]) == pytest.approx(w["punct"], abs=0.0005 + 1e-6), where
-        assert g["warn"] == (w["sink"] > threshold), where
-        assert ("⚠" in g["badge"]) == (w["sink"] > threshold), where
+        # The warning reads the sink's share under ||alpha f(x)|| on the row's head (Part 9), not alpha's.
+        assert g["effect"] == pytest.approx(w["effect"], abs=1e-6), where
+        assert pct(g["badge"]) == pytest.approx(w["effect"], abs=0.0005 + 1e-6), where
+        assert g["warn"] == (w["effect"] > threshold), where
+        assert ("⚠" in g["badge"]) == (w["effect"] > threshold), where
         # The sink columns carry the raw [CLS] and [SEP] shares, in whole percent.
         assert [int(x) for x in g["sinks"]] == [round(w["raw"][0] * 100), round(w["raw"][-1] * 100)], where
         # The word cells are shaded by the displayed (renormalized) weight, the own column excepted;
@@ -167,14 +173,14 @@ def test_rows_lens_head_and_model(page, site_url, built_site):
         assert note.startswith("Content mass ") and "went to [CLS]/[SEP]" in note
         assert pct(note) == pytest.approx(w["mass"], abs=0.0005 + 1e-6)
 
-    # The lens toggle: the badges change, to the sink shares of the value-norm rows.
-    alpha_badges = [r["badge"] for r in rows]
+    # The lens toggle: the sink shares change, to those of the value-norm rows.
+    alpha_sinks = [r["sinkText"] for r in rows]
     page.locator(".instr-lens-btn[data-lens=value_norm]").click()
     wait_state(page, lens="value_norm")
     rows = shown_rows(page)
     want = expected_rows(v8, "value_norm")
     assert_rows_match(rows, want, v8, threshold)
-    assert [r["badge"] for r in rows] != alpha_badges
+    assert [r["sinkText"] for r in rows] != alpha_sinks
     assert page.evaluate("location.hash") == f"#{model}/{s}/{v8['shown'][0]}/value_norm"
 
     # Another head for one word: that row changes, the others do not.

@@ -446,6 +446,13 @@
       return row ? { lh, picked, ...row } : { lh, picked, w, missing: true };
     }
 
+    // The warning's reading for a row: the sink share under ‖α f(x)‖ on the row's head (for a
+    // fix, the head α opens, on which its layer is read).
+    effectOf(r) {
+      const row = this.view.sentence.row("output_norm", r.lh[0], r.lh[1], r.w);
+      return row ? row.sink : NaN;
+    }
+
     // Part 8's ground truth for a row, where the build measured its head (corpus sentences).
     truthOf(r) {
       return this.view.kind === "corpus" ? this.view.sentence.ablation(r.w, r.lh[0], r.lh[1]) : null;
@@ -481,13 +488,13 @@
         return;
       }
       const lens = this.lenses.get(this.rowLens()) || this.fixes.get(s.lens);
-      const over = rows.filter((r) => r.sink > idx.threshold).length;
+      const over = rows.filter((r) => this.effectOf(r) > idx.threshold).length;
       const unmeasured = all.length - rows.length;
       this.summary.textContent = !rows.length ? `${meta.name}, lens ${lens.label}: not measured on this sentence ` +
         `(a sample of the corpus: every ${meta.value_zeroing_every}th sentence).` :
-        `${meta.name}, lens ${lens.label}: ${over} of ${rows.length} rows ` +
-        `lose more than ${pct(idx.threshold, 0)} of their weight to [CLS] and [SEP]; ` +
-        `the median row loses ${pct(median(rows.map((r) => r.sink)))}, ` +
+        `${meta.name}, lens ${lens.label}: on ${over} of ${rows.length} rows [CLS] and [SEP] bring more than ` +
+        `${pct(idx.threshold, 0)} of what the head brings to the word (the warning); ` +
+        `the median row loses ${pct(median(rows.map((r) => r.sink)))} of its weight to them, ` +
         `and ${pct(median(rows.map((r) => r.punct)))} to punctuation.` +
         (unmeasured ? ` ${unmeasured} rows are not measured under ${lens.label} on this head's layer.` : "");
       this.matrix.replaceChildren(this.table(all));
@@ -567,7 +574,9 @@
       const head = el("tr", {},
         el("th", { class: "instr-h-word", scope: "col", text: "Word" }),
         el("th", { class: "instr-h-meta", scope: "col", text: "Head" }),
-        el("th", { class: "instr-h-meta", scope: "col", text: "Sink" }),
+        el("th", { class: "instr-h-meta", scope: "col", text: "Sink",
+          title: "the share of the full row's weight on [CLS] and [SEP], dropped from the display" }),
+        el("th", { class: "instr-h-meta", scope: "col", text: "Effect", title: EFFECT_TITLE }),
         el("th", { class: "instr-h-meta", scope: "col", text: "Ablation", title: "the sink's share of what this head " +
           "does to the word, measured by removing its part (corpus sentences, the heads the rule opens)" }),
         el("th", { class: "instr-h-meta", scope: "col", text: "Punct." }),
@@ -580,25 +589,26 @@
           body.append(el("tr", { class: "instr-row instr-missing", "data-word": r.w, "data-focus": `row-${r.w}`, tabindex: "-1" },
             el("th", { scope: "row", class: "instr-word", text: word }),
             el("td", { class: "instr-head", text: `L${r.lh[0]} H${r.lh[1]}` }),
-            el("td", { colspan: String(cols.length + 4), class: "instr-note",
+            el("td", { colspan: String(cols.length + 5), class: "instr-note",
               text: "not measured on this layer for this sentence (value zeroing: the layer of α's head, on a sample)" })));
           continue;
         }
-        const truth = this.truthOf(r);
-        const warn = r.sink > idx.threshold, tiny = r.mass < idx.tiny_mass;
+        const truth = this.truthOf(r), effect = this.effectOf(r);
+        const warn = effect > idx.threshold, tiny = r.mass < idx.tiny_mass;
         const open = r.w === s.word;
         body.append(el("tr", {
           class: "instr-row" + (open ? " instr-selected" : "") + (warn ? " instr-warn" : ""),
           tabindex: open ? "0" : "-1", "aria-current": open ? "true" : null, "data-focus": `row-${r.w}`,
-          "aria-label": this.rowLabel(r, word, warn),
+          "aria-label": this.rowLabel(r, word, effect, warn),
           "data-word": r.w, "data-layer": r.lh[0], "data-head": r.lh[1],
-          "data-sink": r.sink, "data-punct": r.punct, "data-mass": r.mass,
+          "data-sink": r.sink, "data-effect": effect, "data-punct": r.punct, "data-mass": r.mass,
           onclick: () => this.go({ word: r.w }),
         },
         el("th", { scope: "row", class: "instr-word", text: word }),
         el("td", { class: "instr-head" + (r.picked ? " instr-picked" : ""),
           title: r.picked ? "your pick" : "the instrument's choice", text: `L${r.lh[0]} H${r.lh[1]}` }),
-        el("td", {}, badge(r.sink, warn)),
+        el("td", { class: "instr-sink-share", text: pct(r.sink), title: `${pct(r.sink)} of the full row went to [CLS] and [SEP]` }),
+        el("td", {}, badge(effect, warn)),
         el("td", { class: "instr-truth", text: truth ? pct(truth.share) : "—",
           title: truth ? "the sink's share of this head's effect on the word (ablation)" : "not measured for this head" }),
         el("td", { class: "instr-punct-share", text: pct(r.punct) }),
@@ -606,7 +616,7 @@
         el("td", { class: "instr-mass" + (tiny ? " instr-tiny" : ""), text: pct(r.mass) })));
         if (tiny) {
           body.append(el("tr", { class: "instr-note-row" },
-            el("td", { colspan: String(cols.length + 6), class: "instr-note" },
+            el("td", { colspan: String(cols.length + 7), class: "instr-note" },
               el("span", { text: massNote(r, word) }))));
         }
       }
@@ -614,9 +624,9 @@
         el("thead", {}, head), body);
     }
 
-    rowLabel(r, word, warn) {
+    rowLabel(r, word, effect, warn) {
       return `${word}: layer ${r.lh[0]}, head ${r.lh[1]}${r.picked ? " (your pick)" : ""}; ` +
-        `sink ${pct(r.sink)}${warn ? ", warning: above the threshold" : ""}; punctuation ${pct(r.punct)}; ` +
+        `sink ${pct(r.sink)}; effect ${pct(effect)}${warn ? ", warning: above the threshold" : ""}; punctuation ${pct(r.punct)}; ` +
         `content ${pct(r.mass)}` + (r.w === this.state.word ? "; open" : "");
     }
 
@@ -682,12 +692,16 @@
 
       const why = r.picked ? "your pick" : `the instrument's choice under ${lens.label}` +
         (v.kind === "typed" ? ", computed here by the same rule" : "");
-      const warn = r.sink > idx.threshold;
+      const effect = this.effectOf(r), warn = effect > idx.threshold;
       const notes = [el("p", {},
-        badge(r.sink, warn, "sink "),
-        ` ${pct(r.sink)} of this row went to [CLS] (${pct(r.cls)}) and [SEP] (${pct(r.sep)}), `,
+        `${pct(r.sink)} of this row went to [CLS] (${pct(r.cls)}) and [SEP] (${pct(r.sep)}), `,
         `and ${pct(r.self)} to ${quoted(word)} itself. The displayed weights are the remaining `,
-        `${pct(r.mass)}, renormalized to sum to 100%.`)];
+        `${pct(r.mass)}, renormalized to sum to 100%.`),
+      el("p", { class: "instr-effect-note" }, badge(effect, warn, "effect "),
+        ` Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring `,
+        `${pct(effect)} of what the head brings to ${quoted(word)}. The warning reads this share: held to what `,
+        `the sink does, it is the reading that is right when it warns (`,
+        el("a", { href: articleHref(), text: "Part 9" }), ").")];
       const puncts = data.words.map((x, w) => [x, w]).filter(([, w]) => data.punct[w] && w !== r.w);
       notes.push(el("p", { class: "instr-punct-note" }, puncts.length
         ? `${pct(r.punct)} of the full row went to punctuation (${puncts.map(([x]) => quoted(x)).join(", ")}): ` +
@@ -696,8 +710,8 @@
       if (warn) {
         notes.push(el("p", { class: "instr-warning" },
           el("strong", { text: "Warning: " }),
-          `more than ${pct(idx.threshold, 0)} of this row went to [CLS] and [SEP]. `,
-          "Whatever ranking the row shows is drawn from less than half of what the head attended to."));
+          `[CLS] and [SEP] bring more than ${pct(idx.threshold, 0)} of what this head brings to ${quoted(word)}. `,
+          "Whatever ranking the row shows describes the smaller part of what the head does here."));
       }
       if (r.mass < idx.tiny_mass) {
         notes.push(el("p", { class: "instr-warning instr-tiny-note", text: massNote(r, word) }));
@@ -735,7 +749,8 @@
           `taking [CLS] and [SEP]'s part out of this head's output moves ${quoted(word)}'s layer output by ` +
           `${truth.sink.toExponential(1)} (1 − cos), taking the other tokens' part out by ${truth.content.toExponential(1)}, ` +
           `and the whole head by ${truth.head.toExponential(1)}: the sink carries ${pct(truth.share)} of what the head ` +
-          `does to the word (the row shown gives it ${pct(r.sink)}).` }));
+          `does to the word (the row shown gives it ${pct(r.sink)}). A cosine distance grows as the square of a small ` +
+          "change, so this share sits further from one half than the size of the change would." }));
       } else if (this.view.kind === "corpus") {
         out.push(el("p", { class: "instr-truth-note", text: "Ground truth (ablation): measured on the heads the rule " +
           "opens under α, ‖α v‖ and ‖α f(x)‖, not on this one." }));
@@ -786,13 +801,18 @@
   // Whether the page shows a fix (a comparison lens of part 8).
   function s_fix(instrument) { return instrument.fixes.has(instrument.state.lens); }
 
-  function badge(sink, warn, prefix = "") {
-    return el("span", {
-      class: "instr-badge" + (warn ? " instr-badge-warn" : ""),
-      title: `${pct(sink)} of the full row went to [CLS] and [SEP]`,
-    }, el("span", { class: "instr-sr", text: warn ? "warning, sink share " : "sink share " }),
-    el("span", { "aria-hidden": "true", text: `${warn ? "⚠ " : ""}${prefix}` }), pct(sink));
+  // The warning's reading (Part 9, articles/calibration.md): the sink's share of the row under
+  // ‖α f(x)‖ on the head shown, the reading held to what the sink does that was right when it warned.
+  const EFFECT_TITLE = "[CLS] and [SEP]'s share of what this head brings to the word, each weight " +
+    "times the size of what it carries (‖α f(x)‖ on this head): the warning reads this";
+
+  function badge(effect, warn, prefix = "") {
+    return el("span", { class: "instr-badge" + (warn ? " instr-badge-warn" : ""), title: EFFECT_TITLE },
+      el("span", { class: "instr-sr", text: warn ? "warning, sink effect " : "sink effect " }),
+      el("span", { "aria-hidden": "true", text: `${warn ? "⚠ " : ""}${prefix}` }), pct(effect));
   }
+
+  function articleHref() { return siteBase() + "articles/calibration/"; }
 
   function massNote(r, word) {
     return `Content mass ${pct(r.mass)}: this row shows what is left after ${pct(r.sink)} went to ` +
@@ -808,7 +828,8 @@
       el("span", {}, el("span", { class: "instr-swatch instr-punct" }),
         "punctuation: kept in the display, its full-row share in Punct."),
       el("span", {}, el("span", { class: "instr-swatch instr-self", text: "·" }), "the word itself, dropped"),
-      el("span", {}, el("span", { class: "instr-badge instr-badge-warn", text: "⚠" }), "sink share above the threshold"));
+      el("span", {}, el("span", { class: "instr-badge instr-badge-warn", text: "⚠" }),
+        "warning: the sink brings more than half of what the head brings (Effect)"));
   }
 
   // -- wiring: Material's instant navigation swaps pages without reloading scripts ----------
