@@ -615,3 +615,26 @@ def test_markup_in_the_corpus_is_text_in_the_browser(page, hostile):
         assert dialogs == [], f"a corpus sentence ran as script: {dialogs}"
         assert page.console_errors == []
         assert all(u.startswith(url) or u.split(":", 1)[0] in ("data", "blob", "about") for u in page.requests)
+
+
+def test_under_serve_the_watcher_polls_every_tenth_of_a_second(tmp_path):
+    """on_serve replaces MkDocs' private `LiveReloadServer.observer` (no public setting): if
+    MkDocs renames it this fails here, not silently in a writer's `make serve`."""
+    from types import SimpleNamespace
+
+    from mkdocs.livereload import LiveReloadServer
+    from watchdog.observers.polling import PollingObserver
+
+    from livenumbers.events import Events
+
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path))
+    assert hasattr(server, "observer"), "MkDocs' LiveReloadServer has no `observer` any more"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\n", encoding="utf-8")
+    config = SimpleNamespace(docs_dir=str(docs), config_file_path=str(tmp_path / "mkdocs.yml"))
+    server.watch(config.docs_dir)
+    server.watch(config.config_file_path)
+    assert Events(lambda c: None).on_serve(server, config, builder=None) is server
+    assert isinstance(server.observer, PollingObserver) and server.observer.timeout == 0.1
+    assert {config.docs_dir, config.config_file_path} <= set(server._watch_refs)
