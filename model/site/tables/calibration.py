@@ -37,25 +37,30 @@ def _readings(r, model: str, truth: str) -> list[str]:
 
 def calibration(r, model: str, truth: str = "layer") -> str:
     """Per reading, against one truth: its badges, their precision and recall (with intervals)
-    on both corpora, whether it meets the registered criterion on both, and (on the primary
-    truth) the registered stop rule's verdict on corpus.tsv."""
+    on both corpora, whether it meets the registered criterion on both (off the primary truth,
+    on each corpus too), and (on the primary truth) the registered stop rule's count over every
+    displayed row of corpus.tsv."""
     cal = r.results["models"][model]["calibration"]
-    fit = "fit" if truth == cal["primary"] else "fit_word" if truth == "word" else None
+    primary = truth == cal["primary"]
+    both = "fit" if primary else "fit_word" if truth == "word" else None
     rows = []
     for reading in _readings(r, model, truth):
         row = [reading_label(reading)]
         for corpus in CORPORA:
             p = f"{model}.cal.{corpus}.{truth}.{reading}"
             row += [r.cite(f"{p}.n_badged", "int"), _cell(r, f"{p}.precision"), _cell(r, f"{p}.recall")]
-        if fit:
-            row.append(r.cite(f"{model}.cal.{fit}.{reading}", "yesno"))
-        if truth == cal["primary"]:   # one row more or less: a row within rounding of the threshold (mpnet's alpha)
+        if not primary:
+            row += [r.cite(f"{model}.cal.{corpus}.{truth}.{reading}.fit", "yesno") for corpus in CORPORA]
+        if both:
+            row.append(r.cite(f"{model}.cal.{both}.{reading}", "yesno"))
+        if primary:   # one row more or less: a row within rounding of the threshold (mpnet's alpha)
             row.append(r.cite(f"{model}.cal.stop_rule.{reading}.rows_above", "int~1"))
         rows.append(row)
     head = ["Reading"] + [f"{h} ({name})" for name in ("held-out", "confirmation")
                           for h in ("Badges", "Precision", "Recall")]
-    head += ["Fit on both"] if fit else []
-    head += ["Stop rule: rows above half"] if truth == cal["primary"] else []
+    head += [] if primary else ["Fit (held-out)", "Fit (confirmation)"]
+    head += ["Fit on both"] if both else []
+    head += ["Stop rule: rows above half, all of corpus.tsv"] if primary else []
     return md_table(head, rows)
 
 
