@@ -33,7 +33,7 @@ from livenumbers import timing
 from . import ground_truth as gt
 from . import picks
 from .bootstrap import NONE, Estimate, Resampler
-from .corpus import Corpus, Displayed
+from .corpus import Corpus, Displayed, on_heads
 from .instrument import LENSES
 
 TRUTHS = ("layer", "word", "sentence")
@@ -173,21 +173,56 @@ def readings(rows: dict[str, Displayed], same_head: dict[str, np.ndarray], fixes
     return out
 
 
-def wanted(rows: Displayed, readings_: dict, n_sentences: int) -> list[set[tuple[int, int, int]]]:
-    """Per sentence, the (word, layer, head) whose truth some reading is held to."""
+def alternatives(corpus: Corpus, rows: dict[str, Displayed], weighted: dict[str, Displayed], t) -> dict:
+    """name -> (sink share [R], layer [R], head [R], pick margin [R]) of every row on the head
+    its reading's pick would open instead (picks.py; the pick itself where nothing could turn
+    it): what a machine rounding the nearest near-tie the other way would read. A fix reads
+    alpha's alternative layer (value zeroing: not measured there, NaN)."""
+    from .instrument import sink_share
+    from .truth import CHEAP
+
+    a = rows["alpha"]
+    alt_a = a.alternative(corpus, "alpha")
+    pick = lambda d, lens: (lambda x: (x.sink, x.layer, x.head, d.margin))(d.alternative(corpus, lens))
+    out = {lens: pick(rows[lens], lens) for lens in LENSES}
+    out |= {f"{lens}_on_alpha": (on_heads(corpus, lens, alt_a), alt_a.layer, alt_a.head, a.margin) for lens in LENSES[1:]}
+    for fix in t.table:
+        if fix in LENSES:
+            continue
+        same = alt_a.layer == a.layer
+        at = (np.array([sink_share(t.folded[s].fix_rows[fix][l, w].astype(np.float64), corpus.wms[s])
+                        for s, w, l in zip(a.sentence, a.word, alt_a.layer)]) if fix in CHEAP
+              else np.where(same, t.table[fix]["sink_share"], np.nan))
+        out[fix] = (at, alt_a.layer, alt_a.head, a.margin)
+    out |= {f"weighted_{lens}": pick(d, lens) for lens, d in weighted.items()}
+    return out
+
+
+def wanted(rows: Displayed, readings_: dict, n_sentences: int, alt: dict | None = None) -> list[set[tuple[int, int, int]]]:
+    """Per sentence, the (word, layer, head) whose truth some reading is held to, and those of
+    the alternative picks near enough a tie to turn (picks.SEARCHED_BELOW)."""
     out: list[set] = [set() for _ in range(n_sentences)]
     for _, layer, head in readings_.values():
         for s, w, l, h in zip(rows.sentence, rows.word, layer, head):
             out[int(s)].add((int(w), int(l), int(h)))
+    for _, layer, head, margin in (alt or {}).values():
+        for s, w, l, h, m in zip(rows.sentence, rows.word, layer, head, margin):
+            if m < picks.SEARCHED_BELOW:
+                out[int(s)].add((int(w), int(l), int(h)))
     return out
 
 
-def on_alpha(rows: Displayed, sentences: set[int], n_sentences: int) -> list[set[tuple[int, int, int]]]:
-    """Per sentence of `sentences`, the (word, layer, head) of alpha's displayed rows."""
+def on_alpha(rows: Displayed, sentences: set[int], n_sentences: int, alt: Displayed | None = None
+             ) -> list[set[tuple[int, int, int]]]:
+    """Per sentence of `sentences`, the (word, layer, head) of alpha's displayed rows, and of
+    their alternative picks (`alt`) near enough a tie to turn (picks.SEARCHED_BELOW)."""
     out: list[set] = [set() for _ in range(n_sentences)]
-    for s, w, l, h in zip(rows.sentence, rows.word, rows.layer, rows.head):
+    for s, w, l, h, al, ah, m in zip(rows.sentence, rows.word, rows.layer, rows.head, *(
+            (alt.layer, alt.head) if alt is not None else (rows.layer, rows.head)), rows.margin):
         if int(s) in sentences:
             out[int(s)].add((int(w), int(l), int(h)))
+            if alt is not None and m < picks.SEARCHED_BELOW:
+                out[int(s)].add((int(w), int(al), int(ah)))
     return out
 
 
@@ -250,9 +285,12 @@ def _estimate(value: float, draws: np.ndarray, rs: Resampler) -> Estimate:
 
 
 def score(name: str, reading: np.ndarray, truth: np.ndarray, sentence: np.ndarray, rs_like: Resampler,
-          threshold: float, bar: dict, alpha: tuple[np.ndarray, np.ndarray] | None = None) -> Score:
+          threshold: float, bar: dict, alpha: tuple[np.ndarray, np.ndarray] | None = None,
+          alt: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Score:
     """A reading's shares against a truth's [R] (NaN: not measured), the rows' sentences [R].
-    `alpha`: alpha's (reading, truth) on the same rows, for the paired differences."""
+    `alpha`: alpha's (reading, truth) on the same rows, for the paired differences. `alt`: the
+    reading, the truth and the pick margin of each row on its alternative pick, for the counts'
+    margins (picks.count_margin)."""
     from scipy import stats as sps
 
     keep = ~np.isnan(truth) & ~np.isnan(reading)   # value zeroing: its sample's rows only
@@ -281,8 +319,13 @@ def score(name: str, reading: np.ndarray, truth: np.ndarray, sentence: np.ndarra
     s.precision_wilson_lo, s.recall_wilson_lo = wilson_lo(s.n_both, s.n_badged, rs.level), wilson_lo(s.n_both, s.n_truth_above, rs.level)
     s.fit_wilson = bool(s.precision_wilson_lo is not None and s.recall_wilson_lo is not None
                         and s.precision_wilson_lo >= bar["precision_lo"] and s.recall_wilson_lo >= bar["recall_lo"])
-    # Which rows are counted turns on a share near the threshold, the reading's or the truth's.
-    near = min(picks.threshold_margin(x, threshold), picks.threshold_margin(y, threshold))
+    # Which rows are counted turns on a share near the threshold, the reading's or the truth's,
+    # or on a pick near a tie whose alternative falls on the other side.
+    if alt is None:
+        near = min(picks.threshold_margin(x, threshold), picks.threshold_margin(y, threshold))
+    else:
+        ax, ay, am = (v[keep] for v in alt)
+        near = min(picks.count_margin(x, threshold, ax, am), picks.count_margin(y, threshold, ay, am))
     s.margins = {k: (near, 1.0) for k in ("n_badged", "n_truth_above", "n_both")}
     for name, n in (("precision", s.n_badged), ("recall", s.n_truth_above)):
         s.margins |= {f"{name}{x}": (near, 1.0 / max(1, n)) for x in ("", "_lo", "_hi")}
@@ -321,6 +364,8 @@ def at_floor(cal: dict, floor: float) -> None:
     both below `floor` (study.Calibration.floor_times the reference-oracle disagreement on
     effects, Part 8's agreement, known once the oracle has run: checks.py calls this)."""
     for st in cal["sets"].values():
+        if "floor_effects" not in st:   # counted already (checks run again on the same results)
+            continue
         effects = np.asarray(st.pop("floor_effects"))
         st |= {"floor": floor, "n_floor": int((effects < floor).sum()),
                "margins": {"n_floor": (picks.threshold_margin(effects, floor), 1.0)}}
@@ -336,22 +381,30 @@ def _fix_shares(table: dict) -> dict[str, np.ndarray]:
     return {fix: table[fix]["sink_share"] for fix in FIXES}
 
 
-def _set(ckpt, corpus: Corpus, inputs, rows: dict[str, Displayed], same_head: dict, fixes: dict, weighted: dict,
+def _set(ckpt, corpus: Corpus, inputs, rows: dict[str, Displayed], same_head: dict, t, weighted: dict,
          where: np.ndarray, downstream: set[int], study, resampler: Resampler, cosine: dict | None = None) -> dict:
-    """Every reading scored against every truth on the rows `where` selects. `cosine`: Part 8's
-    ablation effects on alpha's rows (NaN off its sample), held to the layer truth's."""
-    found = readings(rows, same_head, fixes, weighted)
+    """Every reading scored against every truth on the rows `where` selects (`t`: the corpus's
+    Part 8 run, for the fixes' rows). `cosine`: Part 8's ablation effects on alpha's rows (NaN
+    off its sample), held to the layer truth's."""
+    found = readings(rows, same_head, _fix_shares(t.table), weighted)
+    alt = alternatives(corpus, rows, weighted, t)
     n = len(corpus.toks)
-    truths = measure(ckpt, corpus, inputs, wanted(rows["alpha"], found, n), on_alpha(rows["alpha"], downstream, n))
     a = rows["alpha"]
-    truth_share = {name: {r: np.array([share(getattr(truths, name)[k]) if k in getattr(truths, name) else np.nan
-                                       for k in zip(a.sentence.tolist(), a.word.tolist(), lay.tolist(), hd.tolist())])
-                          for r, (_, lay, hd) in found.items()}
-                   for name in TRUTHS}
+    truths = measure(ckpt, corpus, inputs, wanted(a, found, n, alt), on_alpha(a, downstream, n, a.alternative(corpus, "alpha")))
+    keys = lambda lay, hd: zip(a.sentence.tolist(), a.word.tolist(), lay.tolist(), hd.tolist())
+    of = lambda name, lay, hd: np.array([share(getattr(truths, name)[k]) if k in getattr(truths, name) else np.nan
+                                         for k in keys(lay, hd)])
+    truth_share = {name: {r: of(name, lay, hd) for r, (_, lay, hd) in found.items()} for name in TRUTHS}
+    # On the alternative picks, each truth where a pick could turn (measured: the downstream
+    # truths on alpha's head, in their sample), the pick's own truth where it cannot (the same row).
+    alt_truth = {name: {r: np.where(m < picks.SEARCHED_BELOW, of(name, lay, hd), truth_share[name][r])
+                        for r, (_, lay, hd, m) in alt.items()} for name in TRUTHS}
     out: dict = {"n_sentences": int(len(set(a.sentence[where].tolist()))), "n_rows": int(where.sum()),
                  "n_downstream_sentences": len(downstream)}
     with timing.stage("scores"):
-        out["truths"] = _scores(found, truth_share, where, a.sentence, study, resampler)
+        out["truths"] = _scores(found, truth_share, where, a.sentence, study, resampler,
+                                {name: {r: (x[where], alt_truth[name][r][where], m[where]) for r, (x, _, _, m) in alt.items()}
+                                 for name in TRUTHS})
     # The display's own change, over removing the head: how much of the head's effect the
     # renormalized row leaves out (alpha's head).
     keys = [k for k in zip(a.sentence[where].tolist(), a.word[where].tolist(), a.layer[where].tolist(),
@@ -369,15 +422,17 @@ def _set(ckpt, corpus: Corpus, inputs, rows: dict[str, Displayed], same_head: di
     return out
 
 
-def _scores(found: dict, truth_share: dict, where: np.ndarray, sentence: np.ndarray, study, resampler: Resampler) -> dict:
-    """truth -> reading -> Score, on the rows `where` selects."""
+def _scores(found: dict, truth_share: dict, where: np.ndarray, sentence: np.ndarray, study, resampler: Resampler,
+            alt: dict) -> dict:
+    """truth -> reading -> Score, on the rows `where` selects; `alt`: truth -> reading -> (the
+    reading, the truth, the pick margin) on the alternative picks, those rows selected."""
     threshold = study.stop_rule.threshold
     bar = {"precision_lo": study.calibration.precision_lo, "recall_lo": study.calibration.recall_lo}
     out = {}
     for name in TRUTHS:
         base = (found["alpha"][0][where], truth_share[name]["alpha"][where])
         out[name] = {r: score(r, x[where], truth_share[name][r][where], sentence[where], resampler, threshold, bar,
-                              None if r == "alpha" else base)
+                              None if r == "alpha" else base, alt[name][r])
                      for r, (x, _, _) in found.items() if name not in DOWNSTREAM or r in ON_ALPHAS_HEAD}
     return out
 
@@ -423,7 +478,7 @@ def run(ckpt, study, key: str, corpus: Corpus, rows: dict[str, Displayed], same_
     weighted = {lens: displayed(corpus, lens, excluded[lens], tie, weights=t.ratios) for lens in ("alpha", "output_norm")}
     test = rows["alpha"].where(study.halves["test"])
     n = len(corpus.toks)
-    held_out = _set(ckpt, corpus, inputs, rows, same_head, _fix_shares(t.table), weighted, test,
+    held_out = _set(ckpt, corpus, inputs, rows, same_head, t, weighted, test,
                     set(cal.downstream(key, n)) & set(study.halves["test"]), study, resampler, cosine=t.table["alpha"])
     conf_study = with_sentences_of(study, cal.confirmation, cal.confirmation_registers, cal.confirmation_path)
     with truth.LayerInputs() as conf_inputs:
@@ -431,11 +486,11 @@ def run(ckpt, study, key: str, corpus: Corpus, rows: dict[str, Displayed], same_
         conf_rows = {lens: displayed(conf, lens, excluded[lens], tie) for lens in LENSES}
         conf_same = {lens: on_heads(conf, lens, conf_rows["alpha"]) for lens in LENSES[1:]}
         t_conf = truth.run_reference(ckpt, conf, conf_rows, conf_inputs, [], [])
-        table = truth.row_table(conf, conf_rows, t_conf)
+        t_conf.table = truth.row_table(conf, conf_rows, t_conf)
         conf_weighted = {lens: displayed(conf, lens, excluded[lens], tie, weights=t_conf.ratios)
                          for lens in ("alpha", "output_norm")}
         everything = np.ones(len(conf_rows["alpha"].sentence), bool)
-        confirmation = _set(ckpt, conf, conf_inputs, conf_rows, conf_same, _fix_shares(table), conf_weighted, everything,
+        confirmation = _set(ckpt, conf, conf_inputs, conf_rows, conf_same, t_conf, conf_weighted, everything,
                             set(cal.downstream(key, len(conf.toks))), conf_study,
                             Resampler(len(conf.toks), study.bootstrap.resamples, study.bootstrap.seed, study.bootstrap.level))
     sets = {"corpus": held_out, "confirmation": confirmation}
@@ -455,18 +510,19 @@ def run(ckpt, study, key: str, corpus: Corpus, rows: dict[str, Displayed], same_
     count = lambda d: sum(v for k, v in d.items() if k != "margins")
     return {"primary": cal.primary, "sets": sets, "fit": verdict, "n_fit": count(verdict),
             "fit_word": word, "n_fit_word": count(word), "fit_wilson": both_wilson(cal.primary),
-            "stop_rule": stop_rule(readings(rows, same_head, _fix_shares(t.table), weighted), rows["alpha"], corpus,
-                                   study.stop_rule.threshold),
+            "stop_rule": stop_rule(readings(rows, same_head, _fix_shares(t.table), weighted),
+                                   alternatives(corpus, rows, weighted, t), study.stop_rule.threshold),
             "downstream_every": cal.downstream_every.get(key, 1)}
 
 
-def stop_rule(found: dict, a: Displayed, corpus: Corpus, threshold: float) -> dict:
+def stop_rule(found: dict, alt: dict, threshold: float) -> dict:
     """The registered stop rule on every reading, beside the criterion: its rows above the
-    threshold over every displayed row of corpus.tsv (both halves); adopted if none."""
+    threshold over every displayed row of corpus.tsv (both halves); adopted if none. `alt`:
+    the rows on their alternative picks (`alternatives`), for the count's margin."""
     out = {}
     for r, (x, _, _) in found.items():
         above = int((x > threshold).sum())
-        margin = picks.threshold_margin(x, threshold)
+        margin = picks.count_margin(x, threshold, alt[r][0], alt[r][3])
         out[r] = {"rows_above": above, "adopted": above == 0, "n_rows": int((~np.isnan(x)).sum()),
                   "margins": {"rows_above": (margin, 1.0), "adopted": (picks.verdict_margin(above, 0, margin), 1.0)}}
     return out

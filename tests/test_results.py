@@ -36,7 +36,8 @@ def test_the_length_histogram_of_a_corpus_of_short_sentences_has_no_backward_bin
 
 def test_provenance_names_everything_a_number_depends_on(study):
     p = results_mod.provenance(study)
-    assert set(p) == {"study_sha256", "corpus_sha256", "flip_pairs_sha256", "code_version", "libraries", "models"}
+    assert set(p) == {"study_sha256", "corpus_sha256", "flip_pairs_sha256", "confirmation_sha256", "code_version",
+                      "libraries", "models"}
     assert set(p["libraries"]) == set(results_mod.LIBRARIES) | {"python"}
     assert {k: m["name"] for k, m in p["models"].items()} == {m.key: m.name for m in study.models}
     assert all(len(m["sha256"]) == 64 for m in p["models"].values())
