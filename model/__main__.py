@@ -2,6 +2,10 @@
 livenumbers/__main__.py, on the study; `measure` is the study's own).
 
     python -m model measure --sentences FILE [--model minilm-l6|minilm-l3|PATH] [--all-heads] --json
+    python -m model measure --results FILE [--workers N | --scheduler ADDRESS]
+                                         the whole study, as a build measures it, into FILE
+                                         (results.json); its maps on N local worker processes or
+                                         on a running Dask cluster (model/cluster.py)
     python -m model check [--site DIR] [--perturb SCALE[:SEED]]
                                          the measurements (through the cache) and the numbers gate;
                                          with --site, also a built site's pages: no live markup left;
@@ -27,9 +31,21 @@ DEFAULT_STUDY = Path("docs/study.yml")
 
 
 def cmd_measure(args) -> int:
-    from . import measure, results, study, weights
+    from . import cluster, measure, results, study, weights
     from .corpus import read_corpus
 
+    if args.results:
+        runner = cluster.from_settings(args.workers, args.scheduler)
+        try:
+            print(f"measuring the study {runner.describe()}", file=sys.stderr)
+            out, _ = results.compute(args.study, runner=runner)
+        finally:
+            runner.close()
+        results.write_json(args.results, out)
+        return 0
+    if args.sentences is None:
+        print("error: pass --sentences FILE (your own sentences) or --results FILE (the study)", file=sys.stderr)
+        return 2
     if not args.json:
         print("error: pass --json (the only output format)", file=sys.stderr)
         return 2
@@ -81,7 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--study", default=DEFAULT_STUDY, type=Path, help="study file (default docs/study.yml)")
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure", help="measure the instrument's rows on your own sentences")
-    m.add_argument("--sentences", required=True, type=Path, help="one sentence a line, UTF-8")
+    m.add_argument("--sentences", type=Path, help="one sentence a line, UTF-8")
+    m.add_argument("--results", type=Path, help="measure the whole study, write its results.json here")
+    m.add_argument("--workers", type=int, default=None, help="with --results: run the maps on N local worker processes")
+    m.add_argument("--scheduler", default=None, help="with --results: run the maps on the Dask cluster at this address")
     m.add_argument("--model", default=None, help="minilm-l6 (default), minilm-l3, or a model folder")
     m.add_argument("--all-heads", action="store_true", help="one record per (sentence, word, layer, head)")
     m.add_argument("--json", action="store_true", help="write JSON to stdout")

@@ -42,54 +42,80 @@ BATCH_TOKENS = 1024  # all-mpnet-base-v2: 2048 peaked 0.13 GB higher, no faster
 
 
 @timing.stage("reference")
-def from_reference(ckpt: Checkpoint, batch: list[list[int]], inputs=None) -> list[Activations]:
+def from_reference(ckpt: Checkpoint, batch: list[list[int]], inputs=None, runner=None) -> list[Activations]:
     """The PyTorch reference over sentences sorted by length, in padded batches of about
     BATCH_TOKENS tokens; padding is trimmed off each sentence. `inputs` (a
-    ground_truth.LayerInputs) receives each sentence's layer inputs."""
-    with timing.stage("import torch"):
-        from . import encoder  # torch is imported only when a forward pass is needed
+    ground_truth.LayerInputs) receives each sentence's layer inputs. `runner` (model/cluster.py)
+    runs the batches, here by default; the batches are the corpus's, whatever runs them."""
+    from . import cluster
 
-    model = encoder.Encoder.from_checkpoint(ckpt)
-    model.perturbation = perturb.from_env()
-    order = sorted(range(len(batch)), key=lambda i: len(batch[i]))
+    runner = runner or cluster.current()
+    chunks = batches([len(ids) for ids in batch])
+    work = [Chunk(ckpt.name, perturb.from_env(), [batch[i] for i in chunk], inputs is not None) for chunk in chunks]
+    if isinstance(runner, cluster.InProcess):
+        with timing.stage("import torch"):
+            from . import encoder  # torch is imported only when a forward pass is needed
+        model = encoder.Encoder.from_checkpoint(ckpt)
+        done = (forward(c, model) for c in work)
+    else:
+        done = runner.map(forward, work)
     out: list[Activations | None] = [None] * len(batch)
-    start = 0
-    while start < len(order):
-        T = len(batch[order[start]])
-        stop = start + 1
-        while stop < len(order) and (stop - start + 1) * len(batch[order[stop]]) <= max(BATCH_TOKENS, T):
-            stop += 1
-        chunk = order[start:stop]
-        for i, acts in zip(chunk, _run(model, [batch[i] for i in chunk], chunk, inputs)):
+    for chunk, results in zip(chunks, done):
+        for i, (acts, layer_inputs) in zip(chunk, results):
+            if inputs is not None:
+                inputs.write(i, layer_inputs)
             out[i] = acts
+    return out
+
+
+def batches(lengths: list[int]) -> list[list[int]]:
+    """The corpus's batches: sentence indices sorted by length, cut where a batch would pass
+    BATCH_TOKENS (padded); fixed by the lengths alone."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    out, start = [], 0
+    while start < len(order):
+        T = lengths[order[start]]
+        stop = start + 1
+        while stop < len(order) and (stop - start + 1) * lengths[order[stop]] <= max(BATCH_TOKENS, T):
+            stop += 1
+        out.append(order[start:stop])
         start = stop
     return out
 
 
-def _run(model, batch: list[list[int]], indices: list[int], inputs=None) -> list[Activations]:
-    from . import encoder
+@dataclass(frozen=True)
+class Chunk:
+    """One batch of the forward map: what a worker needs to run it."""
+    model: str                        # the model's name (a worker loads it once: cluster.checkpoint)
+    perturbation: perturb.Perturbation   # the reader's rounding, simulated (off by default)
+    ids: list                         # the batch's sentences, as token ids
+    keep_inputs: bool                 # return each layer's input too (the ground truths read them)
 
-    out = model(*encoder.pad(batch), keep_inputs=inputs is not None)
-    if inputs is not None:
-        for b, (i, ids) in enumerate(zip(indices, batch)):
-            inputs.write(i, [t[b, :len(ids)].numpy() for t in out.inputs])   # L x [T, C]
+
+def forward(chunk: Chunk, model=None) -> list[tuple[Activations, list | None]]:
+    """One batch through the reference (`model`; on a worker, its own, built once): each
+    sentence's Activations and (if asked) its layer inputs, L x [T, C]."""
+    from . import cluster, encoder
+
+    model = model or cluster.encoder(chunk.model)
+    model.perturbation = chunk.perturbation
+    out = model(*encoder.pad(chunk.ids), keep_inputs=chunk.keep_inputs)
     stack = lambda ts: np.stack([t.numpy() for t in ts])  # L x [B, ...] -> [L, B, ...]
     alpha, value = stack(out.alpha), stack(out.value)
     vnorm = np.linalg.norm(value, axis=-1)  # [L, B, nh, T]
     fnorm = stack(out.f_norms())            # [L, B, nh, T], without forming f
     hidden = out.hidden.numpy()
-    acts = []
-    for b, ids in enumerate(batch):
+    results = []
+    for b, ids in enumerate(chunk.ids):
         T = len(ids)
-        acts.append(
-            Activations(
-                alpha=alpha[:, b, :, :T, :T].copy(),  # float32; `Activations.alpha` converts
-                value_norm=vnorm[:, b, :, :T].astype(np.float64),
-                output_norm=fnorm[:, b, :, :T].astype(np.float64),
-                hidden=hidden[b, :T].astype(np.float64),
-            )
+        acts = Activations(
+            alpha=alpha[:, b, :, :T, :T].copy(),  # float32; `Activations.alpha` converts
+            value_norm=vnorm[:, b, :, :T].astype(np.float64),
+            output_norm=fnorm[:, b, :, :T].astype(np.float64),
+            hidden=hidden[b, :T].astype(np.float64),
         )
-    return acts
+        results.append((acts, [t[b, :T].numpy().copy() for t in out.inputs] if chunk.keep_inputs else None))
+    return results
 
 
 @timing.stage("oracle")

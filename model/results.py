@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import hashlib
+import json
 import math
 import platform
 import statistics
@@ -94,10 +95,25 @@ def corpus_description(study: study_mod.Study) -> dict:
 
 
 @timing.stage("measurement")
-def compute(study_path: str | Path, run_checks: bool = True) -> tuple[dict, dict[str, list[str]]]:
+def compute(study_path: str | Path, run_checks: bool = True, runner=None) -> tuple[dict, dict[str, list[str]]]:
     """Run every model of the study: (results as a JSON-ready dict, and per model the
-    instrument's per-sentence files, stored apart)."""
+    instrument's per-sentence files, stored apart). The maps run on `runner` (model/cluster.py;
+    by default what MEASURE_WORKERS / MEASURE_SCHEDULER ask for, else this process): the
+    results are the same whatever runs them."""
+    from . import cluster
+
     study = study_mod.load(study_path)
+    own = runner is None
+    runner = cluster.from_settings() if own else runner
+    try:
+        with cluster.using(runner):
+            return _compute(study, run_checks)
+    finally:
+        if own:
+            runner.close()
+
+
+def _compute(study: study_mod.Study, run_checks: bool) -> tuple[dict, dict[str, list[str]]]:
     measured = {}
     # The largest model first: measured after the others, its peak sits on the heap they
     # leave behind (a cold build's peak: 1.59 GB in study order, 1.43 GB largest first).
@@ -166,3 +182,12 @@ def _measure_one(spec, study: study_mod.Study, run_checks: bool) -> tuple[dict, 
         if run_checks:
             checks.run(ckpt, m, study)
         return plain(m.results), views.sentence_views(m)
+
+
+def write_json(path: str | Path, results: dict) -> None:
+    """results.json as the cache stores it (the same text: equal results, equal bytes),
+    written whole or not at all."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(results, separators=(",", ":")), encoding="utf-8")
+    tmp.replace(path)

@@ -380,19 +380,49 @@ def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, abla
     """The PyTorch reference on every sentence, its layer inputs read back from `inputs`."""
     from . import ground_truth as gt
 
+    from . import cluster
+
     with timing.stage("ground truth"):
         L = ckpt.config.n_layer
         todo = asks(corpus, rows, set(ablation), set(zeroing), alt)
-        out = [gt.empty(ask, L, len(tok.ids)) for ask, tok in zip(todo, corpus.toks)]
-        with gt.one_thread():
-            for l in range(L):   # layer by layer: one layer's float64 weights at a time
-                w, w32 = gt.layer_weights(ckpt, l), gt.layer_weights(ckpt, l, np.float32)
-                for i, ask in enumerate(todo):
-                    if l in gt.layers_needed(ask, L):
-                        gt.layer(w, l, inputs.read(i, l), corpus.acts[i].stored_alpha[l], ask, out[i], w32)
+        runner = cluster.current()
+        if isinstance(runner, cluster.InProcess):
+            out = [gt.empty(ask, L, len(tok.ids)) for ask, tok in zip(todo, corpus.toks)]
+            with gt.one_thread():
+                for l in range(L):   # layer by layer: one layer's float64 weights at a time
+                    w, w32 = gt.layer_weights(ckpt, l), gt.layer_weights(ckpt, l, np.float32)
+                    for i, ask in enumerate(todo):
+                        if l in gt.layers_needed(ask, L):
+                            gt.layer(w, l, inputs.read(i, l), corpus.acts[i].stored_alpha[l], ask, out[i], w32)
+        else:   # each sentence's measures depend on that sentence alone: batches of them, on the cluster
+            batches = ([(ckpt.name, np.asarray(inputs.read(i)), corpus.acts[i].stored_alpha, todo[i])
+                        for i in range(at, min(at + SENTENCES_PER_TASK, len(todo)))]
+                       for at in range(0, len(todo), SENTENCES_PER_TASK))
+            out = [truth for part in runner.map(_sentences, batches) for truth in part]
         folded = [fold(truth, ask, wm) for truth, ask, wm in zip(out, todo, corpus.wms)]
         ratios = [bound_ratios(a.alpha, a.output_norm, wm) for a, wm in zip(corpus.acts, corpus.wms)]
     return TruthRun(todo, folded, ratios, ablation, zeroing)
+
+
+SENTENCES_PER_TASK = 16
+
+
+def _sentences(batch: list[tuple]) -> list:
+    """On a worker: each sentence's measures, every layer it needs (its model's float64 and
+    float32 layers, built once per worker)."""
+    from . import cluster
+    from . import ground_truth as gt
+
+    out = []
+    with gt.one_thread():
+        for name, x, alpha, ask in batch:
+            w64, w32 = cluster.layer_weights(name, np.float64), cluster.layer_weights(name)
+            L = len(w64)
+            truth = gt.empty(ask, L, x.shape[1])
+            for l in gt.layers_needed(ask, L):
+                gt.layer(w64[l], l, x[l], alpha[l], ask, truth, w32[l])
+            out.append(truth)
+    return out
 
 
 # -- per displayed row ----------------------------------------------------------------------------

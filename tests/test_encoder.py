@@ -440,7 +440,7 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
     padded batches (`padded_batches`: one mostly padding, the others of similar lengths):
     the embeddings' output and every layer's hidden state, and every layer's attention
     weights. Then, from the same passes (the oracle's `each` hook sees each sentence's whole
-    output; the reference's is from_reference's per-batch step, `_run`), what the
+    output; the reference's is from_reference's per-batch step, `forward`), what the
     measurements read: alpha within 1e-5; the hidden state, ||v|| and
     ||f|| within 1e-5 of their scale (the largest |value| of each sentence's array: up to
     ~12 for the norms, where float32 steps are ~1e-6 and twelve float32 layers add up
@@ -458,7 +458,7 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
     # Per sentence: L+1 hidden states (the embeddings' output, then each layer's) and L
     # attention weights, from the reference and from transformers, padding trimmed off; and
     # the reference's `Activations` (what from_reference hands the measurement), from the
-    # same pass: activations._run, from_reference's own, on these batches.
+    # same pass: activations.forward, from_reference's own, on these batches.
     ref_states: dict[int, list] = {}
     hf_states: dict[int, list] = {}
     hf_alpha: dict[int, list] = {}
@@ -470,7 +470,8 @@ def test_mpnet_on_the_corpus_three_ways(mpnet, hf_mpnet, study):
         hooks += [layer.register_forward_hook(lambda m, i, o, real=mask.bool(): states.append(encoder.unpack(o[0], real)))
                   for layer in model.encoder.layer]
         try:
-            ref = activations._run(model, [batch[i] for i in group], group)
+            ref = [acts for acts, _ in activations.forward(activations.Chunk(mpnet.name, model.perturbation,
+                                                                            [batch[i] for i in group], False), model)]
         finally:
             for h in hooks:
                 h.remove()
