@@ -25,7 +25,7 @@ export PYTHONDONTWRITEBYTECODE :=
 # second work tree sharing one .venv builds and tests its own code).
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: site test test-fast mutations serve bench accept check clean render numbers
+.PHONY: site test test-fast mutations serve bench accept check clean render numbers measure-large
 
 $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
@@ -94,6 +94,11 @@ render: $(STAMP)
 # The keys a page can cite: make numbers PATTERN="l6 median sink"
 numbers: $(STAMP)
 	$(BIN)/python -m model numbers $(if $(PATTERN),"$(PATTERN)")
+
+# minilm-l6 on every WordNet example (~23k sentences) on a local cluster of 2 workers; not
+# part of the site's build (model/large.py). Figures in .cache/large.json.
+measure-large: $(STAMP)
+	$(BIN)/python -m model measure-large --workers 2 $(LARGE_ARGS)
 
 # Options: make bench BENCH_ARGS="--cold 3 --warm 5" (python -m bench --help lists them).
 bench: $(STAMP)

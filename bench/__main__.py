@@ -86,12 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-serve", action="store_true", help="skip the save-to-page measurement under `make serve`")
     ap.add_argument("--no-suite", action="store_true",
                     help="skip timing make test and make test-fast in a fresh clone (several minutes)")
+    ap.add_argument("--no-scale", action="store_true",
+                    help="skip measure-large at 1k, 4k and 16k sentences, in one process and on 2 workers (minutes)")
+    ap.add_argument("--only-scale", action="store_true", help="measure-large's lines alone, no builds")
     ap.add_argument("--only-encoder", action="store_true",
                     help="the encoder against BertModel alone, no builds (seconds; ignores the other counts)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     ap.add_argument("--quiet", action="store_true", help="print the table only")
     args = ap.parse_args(argv)
-    if (args.cold < 1 or args.warm < 1) and not args.only_encoder:
+    if (args.cold < 1 or args.warm < 1) and not (args.only_encoder or args.only_scale):
         ap.error("--cold and --warm need at least 1")
     for name in ("BUILD_TIMINGS", "LIVE_NUMBERS_CACHE"):
         os.environ.pop(name, None)   # the bench sets them per build
@@ -125,6 +128,8 @@ def run(args, tmp: Path) -> str:
         raise SystemExit(f"bench: `model` was imported from {model.__file__}, not from the snapshot {src}")
     if args.only_encoder:
         return encoder_only(src, described, load, say)
+    if args.only_scale:
+        return scale_only(src, tmp, described, load, say)
     study = yaml.safe_load((src / "docs" / "study.yml").read_text(encoding="utf-8"))
     keys = [str(m["key"]) for m in study["models"]]
     runtime_keys = [str(k) for k in study.get("runtime", {}).get("models", [])]
@@ -208,6 +213,11 @@ def run(args, tmp: Path) -> str:
         folder = suite_bench.clone(commit, tmp / "clone")
         suite = {target: suite_bench.time_make(folder, target, tmp / f"{target}.log") for target in ("test-fast", "test")}
         load.append(os.getloadavg()[0])
+    scaling = None
+    if not args.no_scale:
+        from . import scale
+        scaling = scale.measure(src, tmp, say)
+        load.append(os.getloadavg()[0])
     if not args.no_install:
         say("installing the 12-layer model's packages from the index...")
         from . import packages
@@ -239,6 +249,8 @@ def run(args, tmp: Path) -> str:
         runtime_section(t, runtime)
     if encoder_cmp:
         encoder_section(t, encoder_cmp)
+    if scaling:
+        scale_section(t, scaling)
     if suite:
         suite_section(t, suite, commit)
     return t.render(header) + "".join(f"\nnote: {n}" for n in notes)
@@ -258,6 +270,38 @@ def encoder_only(src: Path, described: str, load: list[float], say) -> str:
         f"at the start, {load[-1]:.1f} at the end",
         f"source: {described}",
     ])
+
+
+def scale_only(src: Path, tmp: Path, described: str, load: list[float], say) -> str:
+    """measure-large's lines without the builds."""
+    from . import scale
+    scaling = scale.measure(src, tmp, say)
+    load.append(os.getloadavg()[0])
+    t = Table()
+    scale_section(t, scaling)
+    return t.render([
+        "make bench --only-scale: the measurement past one machine, side by side in one run",
+        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} cores; load average (1 min): {load[0]:.1f} "
+        f"at the start, {load[-1]:.1f} at the end",
+        f"source: {described}",
+    ])
+
+
+def scale_section(t: Table, scaling: dict) -> None:
+    from .scale import SIZES, SPEED_AT
+    one, two = scaling["one"], scaling["two"]
+    megabytes = lambda x: f"{x:.0f} MB"   # ru_maxrss, already in MB
+    t.section("Past one machine (issue 35): python -m model measure-large, minilm-l6 on WordNet's examples")
+    t.row(f"sentences/s at {SPEED_AT}: one process / 2 workers",
+          f"{one['sentences_per_second']:.1f} / {two[SPEED_AT]['sentences_per_second']:.1f} = "
+          f"{two[SPEED_AT]['sentences_per_second'] / one['sentences_per_second']:.2f}x")
+    for n in SIZES:
+        f = two[n]["peak_rss_mb"]
+        t.row(f"peak memory at {n} sentences, 2 workers: driver; workers",
+              f"{megabytes(f['driver'])}; {', '.join(megabytes(w) for w in f['workers'])}")
+    t.row(f"  one process at {SPEED_AT} (driver and map)", megabytes(one["peak_rss_mb"]["driver"]))
+    growth = two[SIZES[-1]]["peak_rss_mb"]["driver"] / two[SIZES[0]]["peak_rss_mb"]["driver"]
+    t.row(f"driver's peak, {SIZES[-1]} / {SIZES[0]} sentences", f"{growth:.2f}x", "<= 1.2x (issue 35)", growth <= 1.2)
 
 
 def source(rev: str | None) -> tuple[str, str]:

@@ -6,6 +6,9 @@ livenumbers/__main__.py, on the study; `measure` is the study's own).
                                          the whole study, as a build measures it, into FILE
                                          (results.json); its maps on N local worker processes or
                                          on a running Dask cluster (model/cluster.py)
+    python -m model measure-large [--workers N | --scheduler ADDRESS] [--limit N] [--results FILE]
+                                         minilm-l6 on every WordNet example (model/large.py;
+                                         `make measure-large`, not part of the site's build)
     python -m model check [--site DIR] [--perturb SCALE[:SEED]]
                                          the measurements (through the cache) and the numbers gate;
                                          with --site, also a built site's pages: no live markup left;
@@ -68,6 +71,22 @@ def cmd_measure(args) -> int:
     return 0
 
 
+def cmd_measure_large(args) -> int:
+    from . import cluster, large, study
+
+    st = study.load(args.study)
+    runner = cluster.from_settings(args.workers, args.scheduler)
+    try:
+        print(f"measuring the large corpus {runner.describe()}", file=sys.stderr)
+        figures = large.measure(st, runner, args.limit)
+    finally:
+        runner.close()
+    large.write(args.results, figures)
+    print(large.summary(figures))
+    print(f"written to {args.results}", file=sys.stderr)
+    return 0
+
+
 def _settings():
     from .site.source import study_settings
 
@@ -105,6 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--all-heads", action="store_true", help="one record per (sentence, word, layer, head)")
     m.add_argument("--json", action="store_true", help="write JSON to stdout")
     m.set_defaults(run=cmd_measure)
+    g = sub.add_parser("measure-large", help="minilm-l6 on every WordNet example (not the site's build)")
+    g.add_argument("--workers", type=int, default=None, help="run the map on N local worker processes")
+    g.add_argument("--scheduler", default=None, help="run the map on the Dask cluster at this address")
+    g.add_argument("--limit", type=int, default=None, help="the first N sentences only (in hash order)")
+    g.add_argument("--results", type=Path, default=Path(".cache/large.json"), help="where the figures go")
+    g.set_defaults(run=cmd_measure_large)
     add_commands(sub)
     sub.choices["check"].add_argument("--perturb", default=None, metavar="SCALE[:SEED]",
                                       help="measure with every layer's output nudged by this relative scale (1e-6): "
