@@ -367,17 +367,36 @@ def score(name: str, reading: np.ndarray, truth: np.ndarray, sentence: np.ndarra
     s.margins = {k: (near, 1.0) for k in ("n_badged", "n_truth_above", "n_both")}
     for name, n in (("precision", s.n_badged), ("recall", s.n_truth_above)):
         s.margins |= {f"{name}{x}": (near, 1.0 / max(1, n)) for x in ("", "_lo", "_hi")}
-    # The verdict turns on a row that turns only if one row more or less could carry a lower
-    # bound across its bar (a row moves a ratio by at most 1 / its denominator).
+    # The verdict turns on a row that turns only if one row more or less could turn it: carry
+    # a bound that passes below its bar, or (for a verdict that fails) every bound that fails
+    # above its bar (a row moves a ratio by at most 1 / its denominator).
     bounds = [(s.precision_lo, bar["precision_lo"], s.n_badged), (s.recall_lo, bar["recall_lo"], s.n_truth_above)]
-    within_a_row = any(v is not None and abs(v - b) <= 1.0 / max(1, n) for v, b, n in bounds)
-    apart = [abs(v - b) / b for v, b, _ in bounds if v is not None and v != b]
-    s.margins["fit"] = (min([near if within_a_row else picks.NO_MARGIN, *apart]), 1.0)
+    s.margins["fit"] = (min(near if _a_row_turns(s.fit, bounds) else picks.NO_MARGIN, _apart(s.fit, bounds)), 1.0)
     wilson = [(s.precision_wilson_lo, bar["precision_lo"], s.n_badged), (s.recall_wilson_lo, bar["recall_lo"], s.n_truth_above)]
     s.margins |= {k: (near, 1.0) for k in ("precision_wilson_lo", "recall_wilson_lo")}
-    s.margins["fit_wilson"] = (near if any(v is not None and abs(v - b) <= 1.0 / max(1, n) for v, b, n in wilson)
-                               else picks.NO_MARGIN, 1.0)
+    s.margins["fit_wilson"] = (near if _a_row_turns(s.fit_wilson, wilson) else picks.NO_MARGIN, 1.0)
     return s
+
+
+def _a_row_turns(fit: bool, bounds: list[tuple]) -> bool:
+    """Whether one row counted the other way could turn a verdict on lower bounds (value, bar,
+    the ratio's denominator): a passing verdict if any bound is within a row of its bar, a
+    failing one only if every failing bound is (a bound of no rows could become anything)."""
+    within = lambda v, b, n: v is None or abs(v - b) <= 1.0 / max(1, n)
+    if fit:
+        return any(within(v, b, n) for v, b, n in bounds)
+    return all(within(v, b, n) for v, b, n in bounds if v is None or v < b)
+
+
+def _apart(fit: bool, bounds: list[tuple]) -> float:
+    """How near rounding alone (no row turning) comes to turning the verdict: a passing one,
+    the nearest bound's relative distance to its bar; a failing one, the farthest failing
+    bound's (every failing bound would have to cross)."""
+    relevant = bounds if fit else [(v, b, n) for v, b, n in bounds if v is not None and v < b]
+    gaps = [abs(v - b) / b for v, b, _ in relevant if v is not None and v != b]
+    if not gaps:
+        return picks.NO_MARGIN
+    return min(gaps) if fit else max(gaps)
 
 
 def wilson_lo(k: int, n: int, level: float) -> float | None:

@@ -177,6 +177,8 @@ class ModelResults:
     # How near the picks that are not a field's own came to turning (model/picks.py): "*", a
     # margin every number of the model shares (the positional heads, fitted once); key -> (margin, step)
     margins: dict = field(default_factory=dict)
+    # What the measurement costs per sentence, and 10^6 sentences on paper (scale_figures)
+    scale: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -313,7 +315,28 @@ def _measure(ckpt: Checkpoint, study: Study, key: str, spec, corpus: Corpus, inp
     )
     for name, cols in truth.rows_json(t.table if t else {}).items():   # the ground truth beside each row
         results.rows.setdefault(name, {}).update(cols)
+    results.scale = scale_figures(ckpt.config, corpus.toks, len(rows["alpha"].sentence), _columns(results.rows))
     return Measured(results, corpus, rows, excluded, t)
+
+
+def scale_figures(config, toks: list, n_rows: int, n_columns: int) -> dict:
+    """Per sentence of the corpus (its mean): tokens, the attention a pass produces (float32
+    [L, nh, T, T]), the forward pass's operations, the displayed rows; and what 10^6 such
+    sentences would come to: their attention, their operations, and the rows the statistics
+    read (`n_columns` numbers of 8 bytes each, as results.json's rows table holds them)."""
+    T = np.array([t.n_tokens for t in toks], dtype=np.int64)
+    attention = 4.0 * config.n_layer * config.n_head * float((T ** 2).sum()) / len(T)     # bytes
+    flops = sum(config.forward_flops(int(t)) for t in T) / len(T)
+    rows = n_rows / len(T)
+    return {"tokens": float(T.mean()), "attention_mb": attention / 1e6, "gflop": flops / 1e9, "rows": rows,
+            "row_columns": n_columns,
+            "million": {"attention_tb": attention * 1e6 / 1e12, "pflop": flops * 1e6 / 1e15,
+                        "rows_gb": rows * 1e6 * n_columns * 8 / 1e9}}
+
+
+def _columns(table: dict) -> int:
+    """The rows table's columns (its arrays, at any depth)."""
+    return sum(_columns(v) if isinstance(v, dict) else 1 for v in table.values())
 
 
 def _world(corpus: Corpus, rows: dict[str, Displayed], median_cls: dict[str, float]) -> stats.World:

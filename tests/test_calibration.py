@@ -249,3 +249,20 @@ def test_small_study_calibration(small_measured, small_study):
     assert cal["sets"]["confirmation"]["truths"]["layer"]["value_zeroing"].n_rows == 0 and not cal["fit"]["value_zeroing"]
     assert cal["stop_rule"]["alpha"]["n_rows"] == len(a.sentence)
     assert set(cal["fit"]) - {"margins"} == set(held_out["truths"]["layer"])
+
+
+def test_a_verdict_s_margin_counts_only_what_could_turn_it():
+    """A failing verdict turns only if every failing bound can cross its bar; a passing one
+    if any bound can (mpnet's confirmation corpus: recall_lo 1.0 on 1 row, precision_lo 0.0
+    on 188: one row could move the recall anywhere, but not the precision to its bar)."""
+    from model import calibration as cal
+
+    one_row_recall = [(0.0, 0.5, 188), (1.0, 0.5, 1)]
+    assert not cal._a_row_turns(False, one_row_recall)
+    assert cal._apart(False, one_row_recall) == 1.0               # the failing precision, all the way
+    assert cal._a_row_turns(False, [(0.497, 0.5, 188), (1.0, 0.5, 1)])
+    assert cal._a_row_turns(True, [(0.9, 0.5, 188), (0.51, 0.5, 60)])
+    assert not cal._a_row_turns(True, [(0.9, 0.5, 188), (0.6, 0.5, 60)])
+    assert abs(cal._apart(True, [(0.9, 0.5, 188), (0.6, 0.5, 60)]) - 0.2) < 1e-12
+    assert cal._a_row_turns(False, [(None, 0.5, 0), (0.9, 0.5, 40)])   # no badge yet: one row could be anything
+    assert cal._apart(False, [(0.2, 0.5, 100), (0.45, 0.5, 100)]) == 0.6   # both must cross: the farther

@@ -45,6 +45,13 @@ class EncoderConfig:
     def d_head(self) -> int:
         return self.d_model // self.n_head
 
+    def forward_flops(self, T: int) -> int:
+        """Floating-point operations of one forward pass over T tokens (a multiply-add is two):
+        per layer, the four projections (Q, K, V, O: 4 T C^2), the FFN (2 T C F), and the
+        attention's scores and mix (2 T^2 C); embeddings, norms and softmax are left out."""
+        C, F = self.d_model, self.d_ff
+        return 2 * self.n_layer * (4 * T * C * C + 2 * T * C * F + 2 * T * T * C)
+
 
 @dataclass
 class Checkpoint:
