@@ -250,7 +250,7 @@ def run(args, tmp: Path) -> str:
     if encoder_cmp:
         encoder_section(t, encoder_cmp)
     if scaling:
-        scale_section(t, scaling)
+        scale_section(t, scaling | {"results": results})
     if suite:
         suite_section(t, suite, commit)
     return t.render(header) + "".join(f"\nnote: {n}" for n in notes)
@@ -261,26 +261,25 @@ def encoder_only(src: Path, described: str, load: list[float], say) -> str:
     say("reference encoder against BertModel...")
     from . import encoder
     e = encoder.compare(src / "docs" / "study.yml", repeats=7)   # seconds each: more repeats than in make bench
-    load.append(os.getloadavg()[0])
-    t = Table()
-    encoder_section(t, e)
-    return t.render([
-        "make bench --only-encoder: the reference encoder against BertModel, side by side in one run",
-        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} cores; load average (1 min): {load[0]:.1f} "
-        f"at the start, {load[-1]:.1f} at the end",
-        f"source: {described}",
-    ])
+    return one_section("--only-encoder: the reference encoder against BertModel", encoder_section, e, described, load)
 
 
 def scale_only(src: Path, tmp: Path, described: str, load: list[float], say) -> str:
     """measure-large's lines without the builds."""
     from . import scale
-    scaling = scale.measure(src, tmp, say)
+    built = project.ROOT / "site" / "downloads" / "results.json"   # for the 12-layer projection, if built
+    results = json.loads(built.read_text(encoding="utf-8")) if built.is_file() else None
+    return one_section("--only-scale: the measurement past one machine", scale_section,
+                       scale.measure(src, tmp, say) | {"results": results}, described, load)
+
+
+def one_section(title: str, section, figures, described: str, load: list[float]) -> str:
+    """A bench of one section, without the builds."""
     load.append(os.getloadavg()[0])
     t = Table()
-    scale_section(t, scaling)
+    section(t, figures)
     return t.render([
-        "make bench --only-scale: the measurement past one machine, side by side in one run",
+        f"make bench {title}, side by side in one run",
         f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} cores; load average (1 min): {load[0]:.1f} "
         f"at the start, {load[-1]:.1f} at the end",
         f"source: {described}",
@@ -302,6 +301,17 @@ def scale_section(t: Table, scaling: dict) -> None:
     t.row(f"  one process at {SPEED_AT} (driver and map)", megabytes(one["peak_rss_mb"]["driver"]))
     growth = two[SIZES[-1]]["peak_rss_mb"]["driver"] / two[SIZES[0]]["peak_rss_mb"]["driver"]
     t.row(f"driver's peak, {SIZES[-1]} / {SIZES[0]} sentences", f"{growth:.2f}x", "<= 1.2x (issue 35)", growth <= 1.2)
+    # 10^6 sentences on paper (issue 35; the colophon's 'A million sentences'): this machine's
+    # rate on 2 workers, scaled to a 12-layer model by the two models' forward operations per
+    # sentence at the study corpus's lengths (results.json's scale.gflop).
+    rate = two[SIZES[-1]]["sentences_per_second"]
+    t.row("10^6 sentences, minilm-l6, one machine like this (2 workers)", f"{1e6 / rate / 3600:.1f} h")
+    models = (scaling.get("results") or {}).get("models", {})
+    if "scale" in models.get("mpnet", {}) and "scale" in models.get("l6", {}):
+        ratio = models["mpnet"]["scale"]["gflop"] / models["l6"]["scale"]["gflop"]
+        hours = 1e6 / rate / 3600 * ratio
+        t.row(f"10^6 sentences, 12 layers (all-mpnet-base-v2: {ratio:.1f}x l6's operations)",
+              f"{hours:.0f} h on 1 machine, {hours / 10:.1f} h on 10, {hours / 100 * 60:.0f} min on 100")
 
 
 def source(rev: str | None) -> tuple[str, str]:

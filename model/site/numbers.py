@@ -177,6 +177,9 @@ def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: flo
                   "d_model": m["d_model"]})
     for half, idx in m["halves"].items():
         out[f"{k}.n_{half}_sentences"] = len(idx)
+    if m.get("scale"):   # the cost per sentence, and 10^6 sentences on paper (the colophon)
+        _put(out, f"{k}.scale", m["scale"])
+        _put(out, f"{k}.scale.million", m["scale"]["million"])
     for lens, s in m["summary"].items():
         p = f"{k}.{lens}"
         _put(out, p, s["stats"])
