@@ -24,17 +24,28 @@ def reading_label(reading: str) -> str:
     return f"{FIX_LABELS[reading]} (α's layer)"
 
 
+def _near_a_tie(r, key: str) -> bool:
+    """Whether a row behind `key` sits nearer the threshold or a tie than the gate's floor
+    (study.yml picks.margin_floor), so that a reader's rounding could count it the other way."""
+    found = r.numbers.margin(key)
+    return found is not None and found[0] < r.results.get("picks", {}).get("margin_floor", 0.0)
+
+
 def _cell(r, key: str, rows: int | None = None) -> str:
     """A share and its interval, "12% (9–14%)"; a dash where there is no row to form it over.
-    `rows`: the ratio's denominator; the share is cited to within one of its rows (a row
-    whose pick sits nearer a tie than a reader's rounding can turn, and moves it by that)."""
+    `rows`: the ratio's denominator; where a row behind the share sits nearer a tie than the
+    floor, the share is cited to within one of its rows (what that row turning moves it by),
+    and exactly otherwise."""
     if r.numbers.get(key) is None:
         return "—"
-    fmt = f"pct:0~{max(0.005, 1.0 / rows):.3g}" if rows else "pct:0"
+    fmt = f"pct:0~{max(0.005, 1.0 / rows):.3g}" if rows and _near_a_tie(r, key) else "pct:0"
     return f"{r.cite(key, fmt)} ({span(r.cite(f'{key}_lo', fmt), r.cite(f'{key}_hi', fmt))})"
 
 
-ROWS = "int~1"   # a count of rows, to within the one row a reader's rounding could turn
+def _count(r, key: str) -> str:
+    """A count of rows: to within the one row a reader's rounding could turn where a row sits
+    nearer a tie than the floor, exactly otherwise."""
+    return r.cite(key, "int~1" if _near_a_tie(r, key) else "int")
 
 
 def _readings(r, model: str, truth: str) -> list[str]:
@@ -54,14 +65,14 @@ def calibration(r, model: str, truth: str = "layer") -> str:
         row = [reading_label(reading)]
         for corpus in CORPORA:
             p = f"{model}.cal.{corpus}.{truth}.{reading}"
-            row += [r.cite(f"{p}.n_badged", ROWS), _cell(r, f"{p}.precision", r.numbers.get(f"{p}.n_badged")),
+            row += [_count(r, f"{p}.n_badged"), _cell(r, f"{p}.precision", r.numbers.get(f"{p}.n_badged")),
                     _cell(r, f"{p}.recall", r.numbers.get(f"{p}.n_truth_above"))]
         if not primary:
             row += [r.cite(f"{model}.cal.{corpus}.{truth}.{reading}.fit", "yesno") for corpus in CORPORA]
         if both:
             row.append(r.cite(f"{model}.cal.{both}.{reading}", "yesno"))
         if primary:
-            row.append(r.cite(f"{model}.cal.stop_rule.{reading}.rows_above", ROWS))
+            row.append(_count(r, f"{model}.cal.stop_rule.{reading}.rows_above"))
         rows.append(row)
     head = ["Reading"] + [f"{h} ({name})" for name in ("held-out", "confirmation")
                           for h in ("Badges", "Precision", "Recall")]
@@ -110,8 +121,8 @@ def calibration_sets(r) -> str:
         for corpus, name in CORPORA.items():
             p = f"{model}.cal.{corpus}"
             rows.append([r.cite(f"{model}.model", "text"), name, r.cite(f"{p}.n_rows", "int"), r.cite(f"{p}.n_sentences", "int"),
-                         r.cite(f"{p}.layer.alpha.n_truth_above", ROWS), r.cite(f"{p}.n_downstream_sentences", "int"),
-                         r.cite(f"{p}.word.alpha.n_rows", "int"), r.cite(f"{p}.word.alpha.n_truth_above", ROWS),
+                         _count(r, f"{p}.layer.alpha.n_truth_above"), r.cite(f"{p}.n_downstream_sentences", "int"),
+                         r.cite(f"{p}.word.alpha.n_rows", "int"), _count(r, f"{p}.word.alpha.n_truth_above"),
                          r.cite(f"{p}.n_floor", "int")])
     return md_table(["Model", "Corpus", "Rows", "Sentences", "Above half, layer truth", "Sentences (word truth)",
                      "Rows (word truth)", "Above half, word truth", "At the floor"], rows)
