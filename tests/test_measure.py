@@ -15,6 +15,7 @@ from model import measure
 from model.corpus import Displayed, displayed, on_heads, positional_heads
 from model.instrument import LENSES, is_punctuation
 from model.study import AnchorSpec, Bootstrap, StopRule, Study
+from model.weights import EncoderConfig
 
 def test_positional_heads_are_fitted_on_the_given_sentences_only():
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(NEXT_DOOR, TWO_AWAY)),
@@ -104,7 +105,8 @@ def test_the_head_rule_is_fitted_on_one_half_and_the_statistics_read_on_the_othe
     corpus = hand_corpus(hand_sentence(list("abcd"), SINGLE, attending(NEXT_DOOR, TWO_AWAY)),
                          hand_sentence(list("efgh"), SINGLE, attending(TWO_AWAY, TWO_AWAY)))
     monkeypatch.setattr(measure, "read_corpus", lambda ckpt, study, inputs=None: corpus)   # no layer inputs: no part 8
-    config = SimpleNamespace(n_layer=1, n_head=2, d_model=4)
+    config = EncoderConfig(n_layer=1, n_head=2, d_model=4, d_ff=8, vocab_size=10, max_position=8, type_vocab_size=0,
+                           layer_norm_eps=1e-12)
     ckpt = SimpleNamespace(name="hand", config=config, sha256="0" * 64, source="by hand")
     study = Study(Path("s.yml"), Path("c.tsv"), ("a", "e"), ("r", "r"), (), StopRule(("value_norm",), 0.5, 0), 0.8, 0.0,
                   Bootstrap(50, 0, 0.95))
@@ -151,3 +153,18 @@ def test_the_rows_table_matches_the_displayed_rows(small_measured):
         assert table[lens]["sink_share"] == d[lens].sink.tolist()
         assert table[lens]["layer"] == d[lens].layer.tolist() and table[lens]["head"] == d[lens].head.tolist()
     assert "predicted_sink" in table["value_norm"] and "predicted_sink" not in table["alpha"]
+
+
+def test_the_cost_of_a_sentence_on_paper():
+    """scale_figures: float32 attention is 4 L nh T^2 bytes; the forward pass's operations are
+    2 L (4 T C^2 + 2 T C F + 2 T^2 C); 10^6 sentences are 10^6 of the corpus's mean sentence."""
+    config = EncoderConfig(n_layer=2, n_head=3, d_model=4, d_ff=8, vocab_size=10, max_position=8, type_vocab_size=0,
+                           layer_norm_eps=1e-12)
+    toks = [SimpleNamespace(n_tokens=2), SimpleNamespace(n_tokens=4)]
+    f = measure.scale_figures(config, toks, n_rows=6, n_columns=5)
+    assert f["tokens"] == 3 and f["rows"] == 3
+    assert f["attention_mb"] * 1e6 == 4 * 2 * 3 * (4 + 16) / 2
+    flops = lambda T: 2 * 2 * (4 * T * 16 + 2 * T * 4 * 8 + 2 * T * T * 4)
+    assert f["gflop"] * 1e9 == pytest.approx((flops(2) + flops(4)) / 2)
+    assert f["million"]["rows_gb"] == pytest.approx(3 * 1e6 * 5 * 8 / 1e9)
+    assert f["million"]["attention_tb"] == pytest.approx(f["attention_mb"])   # 10^6 MB is a TB

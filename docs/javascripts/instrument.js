@@ -579,7 +579,7 @@
         el("th", { class: "instr-h-meta", scope: "col", text: "Effect", title: EFFECT_TITLE }),
         el("th", { class: "instr-h-meta", scope: "col", text: "Ablation", title: "the sink's share of what this head " +
           "does to the word, measured by removing its part (corpus sentences, the heads the rule opens)" }),
-        el("th", { class: "instr-h-meta", scope: "col", text: "Punct." }),
+        el("th", { class: "instr-h-meta instr-h-punct", scope: "col", text: "Punct." }),
         cols.map((c, k) => el("th", { scope: "col", class: colClass(k) }, el("span", { text: c }))),
         el("th", { class: "instr-h-meta", scope: "col", text: "Content" }));
       const body = el("tbody", { onkeydown: (e) => this.rowKey(e) });

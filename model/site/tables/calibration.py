@@ -33,13 +33,19 @@ def _near_a_tie(r, key: str) -> bool:
 
 def _cell(r, key: str, rows: int | None = None) -> str:
     """A share and its interval, "12% (9–14%)"; a dash where there is no row to form it over.
-    `rows`: the ratio's denominator; where a row behind the share sits nearer a tie than the
+    `rows`: the ratio's denominator. Where a row behind the share sits nearer a tie than the
     floor, the share is cited to within one of its rows (what that row turning moves it by),
-    and exactly otherwise."""
+    and its bounds to within the interval's width (a bootstrap bound over few rows can move by
+    more than a row's share when one turns: the suite's simulated machine moved one of 188
+    by 0.01); exactly otherwise."""
     if r.numbers.get(key) is None:
         return "—"
-    fmt = f"pct:0~{max(0.005, 1.0 / rows):.3g}" if rows and _near_a_tie(r, key) else "pct:0"
-    return f"{r.cite(key, fmt)} ({span(r.cite(f'{key}_lo', fmt), r.cite(f'{key}_hi', fmt))})"
+    if not (rows and _near_a_tie(r, key)):
+        return f"{r.cite(key, 'pct:0')} ({span(r.cite(f'{key}_lo', 'pct:0'), r.cite(f'{key}_hi', 'pct:0'))})"
+    row = max(0.005, 1.0 / rows)
+    width = max(row, r.numbers[f"{key}_hi"] - r.numbers[f"{key}_lo"])
+    bound = f"pct:0~{width:.3g}"
+    return f"{r.cite(key, f'pct:0~{row:.3g}')} ({span(r.cite(f'{key}_lo', bound), r.cite(f'{key}_hi', bound))})"
 
 
 def _count(r, key: str) -> str:
