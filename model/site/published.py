@@ -70,10 +70,10 @@ def runtime_dir(results: dict, key: str, cache_dir: Path) -> Path:
     return folder
 
 
-@timing.stage("publishing files")
 def study_files(results: dict, cache_dir: Path) -> dict[str, Path | str]:
     """The instrument's index and the browser runtime's files (the per-sentence files are
-    the results' own, published by the engine with them)."""
+    the results' own, published by the engine with them). Timed as part of the engine's
+    "publishing files", which calls it."""
     files: dict[str, Path | str] = {f"{INSTRUMENT}/index.json": instrument_index(results)}
     for key in results["runtime"]["models"]:
         files.update(listed(runtime_dir(results, key, cache_dir), RUNTIME))
