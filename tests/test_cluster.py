@@ -1,7 +1,9 @@
 """The measurement's maps on Dask distributed (model/cluster.py, issue 35).
 
 - The same results.json, byte for byte, in this process and on local clusters of 1, 2 and
-  4 workers (the small study: the whole measurement, checks included).
+  4 workers (a small study of 40 sentences and one model, big enough that every map has
+  several items: two forward batches or more, three truth tasks; the whole measurement,
+  checks included).
 - A worker killed in the middle of a map costs a retry, not the run: the results equal an
   undisturbed run's.
 - A model file damaged on one worker fails the run with that worker's message (the file,
@@ -31,7 +33,7 @@ def small_project(tmp_path_factory) -> Path:
 
     project = copy_project(ROOT, tmp_path_factory.mktemp("cluster") / "project")
     study = yaml.safe_load((ROOT / "docs" / "study.yml").read_text(encoding="utf-8"))
-    use_small_corpus(project, n=12, models=[m for m in study["models"] if m["key"] == "l6"])
+    use_small_corpus(project, n=40, models=[m for m in study["models"] if m["key"] == "l6"])
     return project
 
 
