@@ -26,6 +26,7 @@ Errors a user can fix print one line and exit with status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -38,12 +39,9 @@ def cmd_measure(args) -> int:
     from .corpus import read_corpus
 
     if args.results:
-        runner = cluster.from_settings(args.workers, args.scheduler)
-        try:
+        with contextlib.closing(cluster.from_settings(args.workers, args.scheduler)) as runner:
             print(f"measuring the study {runner.describe()}", file=sys.stderr)
             out, _ = results.compute(args.study, runner=runner)
-        finally:
-            runner.close()
         results.write_json(args.results, out)
         return 0
     if args.sentences is None:
@@ -75,12 +73,9 @@ def cmd_measure_large(args) -> int:
     from . import cluster, large, study
 
     st = study.load(args.study)
-    runner = cluster.from_settings(args.workers, args.scheduler)
-    try:
+    with contextlib.closing(cluster.from_settings(args.workers, args.scheduler)) as runner:
         print(f"measuring the large corpus {runner.describe()}", file=sys.stderr)
         figures = large.measure(st, runner, args.limit)
-    finally:
-        runner.close()
     large.write(args.results, figures)
     print(large.summary(figures))
     print(f"written to {args.results}", file=sys.stderr)

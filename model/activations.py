@@ -42,14 +42,15 @@ BATCH_TOKENS = 1024  # all-mpnet-base-v2: 2048 peaked 0.13 GB higher, no faster
 
 
 @timing.stage("reference")
-def from_reference(ckpt: Checkpoint, batch: list[list[int]], inputs=None, runner=None) -> list[Activations]:
+def from_reference(ckpt: Checkpoint, batch: list[list[int]], inputs=None) -> list[Activations]:
     """The PyTorch reference over sentences sorted by length, in padded batches of about
     BATCH_TOKENS tokens; padding is trimmed off each sentence. `inputs` (a
-    ground_truth.LayerInputs) receives each sentence's layer inputs. `runner` (model/cluster.py)
-    runs the batches, here by default; the batches are the corpus's, whatever runs them."""
+    ground_truth.LayerInputs) receives each sentence's layer inputs. The batches run on the
+    runner of model/cluster.py (`cluster.current()`: here by default); they are the corpus's,
+    whatever runs them."""
     from . import cluster
 
-    runner = runner or cluster.current()
+    runner = cluster.current()
     chunks = batches([len(ids) for ids in batch])
     work = [Chunk(ckpt.name, perturb.from_env(), [batch[i] for i in chunk], inputs is not None) for chunk in chunks]
     if isinstance(runner, cluster.InProcess):

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
+from livenumbers.files import write_atomic
+
 from . import activations, cluster, confirmation, perturb
 from .corpus import corpus_rows, displayed, on_heads, positional_heads
 from .instrument import LENSES
@@ -72,12 +74,12 @@ class Tally:
     rows: dict = field(default_factory=dict)     # name -> rows
     above: dict = field(default_factory=dict)    # name -> rows above the threshold
     hist: dict = field(default_factory=dict)     # name -> [BINS] counts
-    badged_confirmed: int = 0                    # alpha's badge and the effect share both above
+    badges_kept: int = 0                         # alpha's badge and the effect share both above
 
     def add(self, other: "Tally") -> None:
         self.sentences += other.sentences
         self.tokens += other.tokens
-        self.badged_confirmed += other.badged_confirmed
+        self.badges_kept += other.badges_kept
         for name in other.rows:
             self.rows[name] = self.rows.get(name, 0) + other.rows[name]
             self.above[name] = self.above.get(name, 0) + other.above[name]
@@ -102,7 +104,7 @@ def tally(task: Task) -> Tally:
         out.rows[name] = len(x)
         out.above[name] = int((x > task.threshold).sum())
         out.hist[name] = np.histogram(np.clip(x, 0.0, 1.0), bins=BINS, range=(0.0, 1.0))[0]
-    out.badged_confirmed = int(((shares["alpha"] > task.threshold) & (shares[EFFECT] > task.threshold)).sum())
+    out.badges_kept = int(((shares["alpha"] > task.threshold) & (shares[EFFECT] > task.threshold)).sum())
     return out
 
 
@@ -143,7 +145,7 @@ def measure(study, runner, limit: int | None = None, wordnet: Path = confirmatio
         "positional_heads": {lens: np.argwhere(e).tolist() for lens, e in excluded.items()},
         "large": {name: _figures(total.rows[name], total.above[name], total.hist[name],
                                  [t[name] for t in per_task]) for name in total.rows},
-        "alpha_badges_kept": total.badged_confirmed,
+        "alpha_badges_kept": total.badges_kept,
         "study_held_out": {name: {"rows": int(len(x)), "above": int((x > threshold).sum()),
                                   "above_share": float((x > threshold).mean()) if len(x) else None,
                                   "median": float(np.median(x)) if len(x) else None}
@@ -182,10 +184,7 @@ def runner_peaks(runner) -> list[float]:
 
 
 def write(path: Path, figures: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(figures, indent=1) + "\n")
 
 
 def summary(f: dict) -> str:

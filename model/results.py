@@ -20,6 +20,7 @@ from pathlib import Path
 
 from livenumbers import timing
 from livenumbers.cache import code_digest
+from livenumbers.files import write_atomic
 
 from . import perturb
 from . import study as study_mod
@@ -29,8 +30,8 @@ from .weights import load as load_weights
 CODE_DIR = Path(__file__).parent
 # model/site has a code version of its own (livenumbers.gate.site_code): a page's wording
 # moving is no reason to measure again. Nor is the command line's (__main__.py): it only
-# calls into the rest.
-NOT_MEASUREMENT_CODE = ("site", "__main__.py")
+# calls into the rest. Nor is `make measure-large`'s (large.py): the study never imports it.
+NOT_MEASUREMENT_CODE = ("site", "__main__.py", "large.py")
 # The libraries whose versions can move a number.
 LIBRARIES = ("torch", "numpy", "scipy", "tokenizers", "safetensors", "onnx")
 
@@ -187,7 +188,4 @@ def _measure_one(spec, study: study_mod.Study, run_checks: bool) -> tuple[dict, 
 def write_json(path: str | Path, results: dict) -> None:
     """results.json as the cache stores it (the same text: equal results, equal bytes),
     written whole or not at all."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(results, separators=(",", ":")), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(Path(path), json.dumps(results, separators=(",", ":")))

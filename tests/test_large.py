@@ -64,4 +64,4 @@ def test_the_reduce_of_tasks_is_one_pass_over_the_same_sentences(study, l6):
         assert total.rows[name] == len(x)
         assert total.above[name] == int((x > 0.5).sum())
         assert (total.hist[name] == np.histogram(x, bins=large.BINS, range=(0, 1))[0]).all()
-    assert total.badged_confirmed == int(((shares["alpha"] > 0.5) & (shares[large.EFFECT] > 0.5)).sum())
+    assert total.badges_kept == int(((shares["alpha"] > 0.5) & (shares[large.EFFECT] > 0.5)).sum())
