@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mkdocs.plugins import event_priority
+from mkdocs.plugins import CombinedEvent, event_priority
 
-from livenumbers.config import LOCK_FILE, options
+from livenumbers.config import LOCK_FILE, TRANSLATIONS, options
 from livenumbers.events import Events
 from livenumbers.references import REFERENCES_FILE
 from model.site.source import STUDY_FILE, study_settings
@@ -21,7 +21,8 @@ def _settings(config):
     opts = options({"extra": config.extra})
     return study_settings(Path(config.config_file_path).parent, docs_dir=config.docs_dir,
                           study=opts.get("study", STUDY_FILE), lock_file=opts.get("lock", LOCK_FILE),
-                          bibliography=opts.get("bibliography", REFERENCES_FILE))
+                          bibliography=opts.get("bibliography", REFERENCES_FILE),
+                          translations=opts.get("translations", TRANSLATIONS))
 
 
 EVENTS = Events(_settings)
@@ -37,9 +38,17 @@ on_serve = EVENTS.on_serve
 on_env = EVENTS.on_env
 
 
-@event_priority(50)  # before mkdocs-jupyter's on_files, so it wraps the executed copy as a page
-def on_files(files, config):
+@event_priority(50)  # first: the notebooks start executing while the other plugins read the files
+def _on_files_early(files, config):
     return EVENTS.on_files(files, config)
+
+
+@event_priority(-110)  # last: after mkdocs-static-i18n's on_files (-100), which remakes docs/'s files per edition
+def _on_files_late(files, config):
+    return EVENTS.on_files_late(files, config)
+
+
+on_files = CombinedEvent(_on_files_early, _on_files_late)
 
 
 @event_priority(50)  # before mkdocs-jupyter's on_pre_page reads the executed copy

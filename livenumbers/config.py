@@ -29,6 +29,7 @@ from .errors import UserError
 PLUGIN = "live-numbers"       # the plugin's name in mkdocs.yml (its entry point, pyproject.toml)
 EXTRA = "live_numbers"        # ... or its options under extra:, for a site that runs it from hooks
 LOCK_FILE = "numbers.lock.json"
+TRANSLATIONS = "locales"      # in docs/: one catalogue per language besides the default (fr.yml)
 
 
 class ConfigError(UserError, ValueError):

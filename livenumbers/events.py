@@ -21,11 +21,11 @@ from typing import Callable
 
 import jinja2
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, InclusionLevel
+from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from . import authoring, background, gate, notebook, published, render
+from . import authoring, background, gate, i18n, notebook, published, render
 from . import files as site_files
 from .errors import UserError
 
@@ -114,6 +114,19 @@ class Events:
         self.inputs = report.inputs_key
 
     def on_files(self, files, config):
+        """Before the other plugins' on_files: the notebooks start executing."""
+        report, settings = self.report, self.settings
+        for page, cells in report.notebook_cells.items():
+            # Cold: the notebook executes beside the build while MkDocs reads the other pages;
+            # on_pre_page waits for it. mkdocs-jupyter converts the executed copy, never runs it.
+            background.start(f"notebook:{page}", notebook.execute, settings.docs_dir / page, page, cells,
+                             report.results_key, settings.cache_dir, settings.docs_dir.parent)
+        return files
+
+    def on_files_late(self, files, config):
+        """After the other plugins' on_files (mkdocs-static-i18n remakes every file of docs/
+        for the edition being built, and would drop a file that is not in docs/): the
+        generated files, and each notebook page replaced by its executed copy."""
         report, settings = self.report, self.settings
         generated = self.generated
         if generated is None or generated[0] != report.results_key:   # the same files while the results stay
@@ -125,15 +138,12 @@ class Events:
             else:
                 files.append(File.generated(config, path, content=src))
         for page, cells in report.notebook_cells.items():
-            # Cold: the notebook executes beside the build while MkDocs reads the other pages;
-            # on_pre_page waits for it. mkdocs-jupyter converts the executed copy, never runs it.
-            path = settings.docs_dir / page
-            background.start(f"notebook:{page}", notebook.execute, path, page, cells, report.results_key,
-                             settings.cache_dir, settings.docs_dir.parent)
-            folder = notebook.executed_dir(path, cells, report.results_key, settings.cache_dir)
-            files.remove(files.get_file_from_path(page))
-            files.append(File(page, src_dir=str(folder), dest_dir=config.site_dir,
-                              use_directory_urls=config.use_directory_urls))
+            built = [f for f in files if f.src_uri == page]
+            if not built:
+                continue   # another edition's notebook
+            folder = notebook.executed_dir(settings.docs_dir / page, cells, report.results_key, settings.cache_dir)
+            files.remove(built[0])
+            files.append(_notebook_page(page, folder, settings.languages, config))
         if self.dirty:
             self._rebuild_changed(files, report)
         if self.serve:
@@ -158,6 +168,7 @@ class Events:
 
     def on_post_build(self, config) -> None:
         _wait(None)  # a notebook no page read (excluded, say) still ends, and its error shows
+        i18n.publish_sitemaps(config.site_dir, self.settings.languages)
         self.builds += 1
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
@@ -178,7 +189,7 @@ class Events:
 
     def on_page_content(self, html_text: str, page, config, files) -> str:
         report, src = self.report, page.file.src_uri
-        _forget_route_anchors(page, self.settings.source.route_page, report.routes.get(src, set()))
+        _forget_route_anchors(page, self.settings.source.route_page, report.routes.get(src, set()), self.settings.languages)
         html_text = report.banner(src) + html_text
         if self.serve and self.dirty and self.builds:
             # The search index of the first build stays (Material's search keeps it under
@@ -219,6 +230,23 @@ class Events:
         return env
 
 
+def _notebook_page(page: str, executed: Path, languages, config) -> File:
+    """The page of notebook `page`, read from its executed copy (`executed`/`page`) and
+    wrapped as mkdocs-jupyter wraps a notebook, at its edition's address (/fr/... for
+    notebooks/x.fr.ipynb, as mkdocs-static-i18n addresses a page)."""
+    file = File(page, src_dir=str(executed), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls)
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is not None:
+        file = next(iter(jupyter.on_files(Files([file]), config=config)))
+    lang = languages.of(page)
+    prefix = "" if lang == languages.default else f"{lang}/"
+    stem = prefix + languages.base(page).rsplit(".", 1)[0]
+    file.dest_path = f"{stem}/index.html" if config.use_directory_urls else f"{stem}.html"
+    file.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, file.dest_path))
+    file.url = f"{stem}/" if config.use_directory_urls else f"{stem}.html"
+    return file
+
+
 def _mark_pages_stale(site_dir: str) -> None:
     """`--dirty` rebuilds a page whose built file is older than its source: make every
     built page older than any source (the served copy in MkDocs' temporary folder)."""
@@ -235,12 +263,13 @@ def _wait(job: str | None) -> None:
         raise PluginError(str(exc)) from exc
 
 
-def _forget_route_anchors(page, route_page: str | None, routes: set[str]) -> None:
+def _forget_route_anchors(page, route_page: str | None, routes: set[str], languages) -> None:
     """MkDocs' anchor check reads the links into the source's route page (#l6/3/2/alpha) as
     anchors that page lacks; they are routes its script reads, and the gate checked each
-    against the source's data. Only those leave MkDocs' check; every other anchor stays."""
+    against the source's data. Only those leave MkDocs' check (in every language's edition
+    of the route page); every other anchor stays."""
     for target, anchors in (page.links_to_anchors or {}).items():
-        if target.src_uri == route_page:
+        if languages.base(target.src_uri) == route_page:
             for route in routes:
                 anchors.pop(route, None)
 

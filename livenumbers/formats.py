@@ -101,17 +101,21 @@ def default_format(value: Any) -> str:
     return "int" if isinstance(value, int) else "fixed:3"
 
 
-def format_value(key: str, value: Any, fmt: str) -> str:
+def format_value(key: str, value: Any, fmt: str, language: str = "en") -> str:
+    """`value` as `fmt` prints it in `language`: English as written here, any other
+    language by Babel's rules for it ("26,5 %", "23 341")."""
     kind, digits, _ = parse_format(fmt)
     if kind == "text":
         return str(value)
     if isinstance(value, str):
         raise NumberError(f"{key!r} is text ({value!r}); cite it with format 'text'")
+    if kind in ("int", "ord") and float(value) != int(value):
+        raise NumberError(f"{key!r} = {value!r} is not a whole number; format {kind!r} would hide that")
+    if language != "en":
+        return _localized(value, kind, digits, language)
     if kind == "yesno":
         return "yes" if value else "no"
     if kind in ("int", "ord"):
-        if float(value) != int(value):
-            raise NumberError(f"{key!r} = {value!r} is not a whole number; format {kind!r} would hide that")
         return f"{int(value)}" if kind == "int" else ordinal(int(value))
     if kind == "pct":
         return f"{value * 100:.{digits}f}%"
@@ -124,8 +128,45 @@ def format_value(key: str, value: Any, fmt: str) -> str:
     return f"{value:.{digits}e}"  # sci
 
 
-def ordinal(n: int) -> str:
-    """4 -> "4th", 32 -> "32nd", 11 -> "11th"."""
+# What Babel has no pattern for: yes and no, ordinals, and a unit's typography. French
+# sets % off by a narrow no-break space (U+202F, Babel's CLDR data has U+00A0), "pp" by a
+# no-break space; "×" stays against its number, as in "0,63×".
+_WORDS = {"fr": {"yes": "oui", "no": "non", "pp": "\u00a0pp"}}
+
+
+def _localized(value: Any, kind: str, digits: int, language: str) -> str:
+    """Babel's rendering of the number English prints: rounded once, as the English page
+    rounds it (Python's float formatting), so a number is the same number in every
+    language; Babel, given the digits exactly, rounds nothing again."""
+    from decimal import Decimal
+
+    from babel import numbers as babel
+
+    words = _WORDS.get(language, {})
+    if kind == "yesno":
+        return words.get("yes" if value else "no", "yes" if value else "no")
+    if kind == "int":
+        return babel.format_decimal(int(value), locale=language)
+    if kind == "ord":
+        return ordinal(int(value), language)
+    fraction = "." + "0" * digits if digits else ""
+    if kind == "sci":
+        return babel.format_scientific(Decimal(f"{value:.{digits}e}"), format="0" + fraction + "E00", locale=language)
+    scaled = value * 100 if kind in ("pct", "pp") else value
+    exact = Decimal(f"{scaled:.{digits}f}")
+    if kind == "pct":
+        # The language's own pattern ("#,##0 %"), with `digits` decimals after its last digit.
+        pattern = babel.Locale.parse(language).percent_formats[None].pattern
+        text = babel.format_percent(exact / 100, format=pattern.replace("0", "0" + fraction, 1), locale=language)
+        return text.replace("\u00a0%", "\u202f%") if language == "fr" else text
+    text = babel.format_decimal(exact, format="#,##0" + fraction, locale=language)
+    return text + words.get(kind, {"pp": " pp", "ratio": "×"}.get(kind, ""))
+
+
+def ordinal(n: int, language: str = "en") -> str:
+    """4 -> "4th", 32 -> "32nd", 11 -> "11th"; in French 1 -> "1ᵉʳ", 4 -> "4ᵉ"."""
+    if language == "fr":
+        return f"{n}ᵉʳ" if n == 1 else f"{n}ᵉ"
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 

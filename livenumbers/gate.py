@@ -15,9 +15,9 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cache, formats, lock, timing
+from . import cache, config, formats, i18n, lock, timing
 from .buildinfo import BuildInfo
-from .config import LOCK_FILE
+from .config import LOCK_FILE, TRANSLATIONS
 from .markup import Citation, Claim, PageError, Problem, Renderer
 from .references import REFERENCES_FILE, Bibliography
 from .report import Accepted, Drift, Fragile, Report
@@ -35,16 +35,24 @@ class Settings:
     cache_dir: Path
     source: Source = field(compare=False, repr=False)
     bibliography: Path | None = None   # the BibTeX file pages cite works from (it may not exist)
+    languages: i18n.Languages = i18n.Languages()   # the editions, the default first (mkdocs-static-i18n)
+    translations: Path | None = None  # the folder of the site's catalogues (fr.yml): its tables' and charts' words
 
     @classmethod
     def at(cls, root: Path, source: Source, docs_dir: str = "docs", lock_file: str = LOCK_FILE,
-           bibliography: str = REFERENCES_FILE) -> "Settings":
+           bibliography: str = REFERENCES_FILE, translations: str = TRANSLATIONS,
+           languages: i18n.Languages | None = None) -> "Settings":
         """The project's layout under `root`. The cache folder is `.cache`, or the folder
         named by LIVE_NUMBERS_CACHE (the tests' own, say): an environment variable, so the
-        notebook's kernel, started by the build, finds the same one."""
+        notebook's kernel, started by the build, finds the same one. The languages are
+        those `root`'s mkdocs.yml builds, unless given."""
         docs = (root / docs_dir).resolve()
         cache_dir = root / os.environ.get("LIVE_NUMBERS_CACHE", ".cache")
-        return cls(docs, docs / lock_file, cache_dir.resolve(), source, docs / bibliography)
+        if languages is None:
+            config_file = Path(root) / "mkdocs.yml"
+            languages = i18n.languages_of(config.read(config_file)) if config_file.is_file() else i18n.Languages()
+        return cls(docs, docs / lock_file, cache_dir.resolve(), source, docs / bibliography, languages,
+                   docs / translations)
 
 
 def site_code(source: Source) -> str:
@@ -127,7 +135,9 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
         return charts.get(chart_id, {})
 
     lock_digest = cache.key(_text(settings.lock))
-    report.inputs_key = cache.key(key, lock_digest, cache.key(_text(settings.bibliography)))
+    catalogue = i18n.Catalogue.read(settings.translations, settings.languages)
+    words = [catalogue.text(lang) for lang in settings.languages.others]
+    report.inputs_key = cache.key(key, lock_digest, cache.key(_text(settings.bibliography)), settings.languages.codes, words)
     # One renderer while the results, the lock and the bibliography stay (`mkdocs serve`
     # renders a saved page again with the one before: its tables and charts are reused).
     same = (report.inputs_key, id(results), id(settings.source), with_charts, mark_numbers, settings.lock,
@@ -136,7 +146,8 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
         locked = lock.read(settings.lock)
         _RENDERER.update(inputs=same, locked=locked,
                          renderer=Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
-                                           bibliography=Bibliography(settings.bibliography)))
+                                           bibliography=Bibliography(settings.bibliography),
+                                           languages=settings.languages, catalogue=catalogue))
     renderer, locked = _RENDERER["renderer"], _RENDERER["locked"]
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers
@@ -165,12 +176,54 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                 rendered_all.append(out)
         except PageError as exc:
             problems += exc.problems
+    problems += editions(settings.languages, rendered_all, pages(settings.docs_dir))
     if problems:
         raise PageError(problems)
     for out in rendered_all:
         report.routes.setdefault(out.page, set()).update(out.routes)
     _compare(report, rendered_all, renderer.numbers, locked)
     return report
+
+
+def editions(languages: i18n.Languages, rendered: list, all_pages: list[str]) -> list[Problem]:
+    """The editions agree: every page exists in every language, and each language's page
+    cites the same numbers, claims, tables, charts, works and instrument rows as the
+    default's (in any order and number of times: a translation words a sentence its own way)."""
+    if not languages.others:
+        return []
+    problems: list[Problem] = []
+    present = set(all_pages)
+    for page in all_pages:
+        lang, base = languages.of(page), languages.base(page)
+        if lang == languages.default:
+            problems += [Problem(page, 1, f"no {other} edition: {languages.page(page, other)} does not exist "
+                                 f"(every page is in every language)") for other in languages.others
+                         if languages.page(page, other) not in present]
+        elif base not in present:
+            problems.append(Problem(page, 1, f"a {lang} page with no {languages.default} page {base}"))
+    what: dict[str, dict[str, set]] = {}
+    for out in rendered:
+        got = what.setdefault(out.page, {"numbers": set(), "claims": set(), "tables and charts": set(),
+                                         "works": set(), "instrument rows": set()})
+        got["numbers"].update(c.key for c in out.citations)
+        got["claims"].update(c.expr for c in out.claims)
+        got["tables and charts"].update(out.calls)
+        got["works"].update(out.works)
+        got["instrument rows"].update(out.routes)
+    for page, got in sorted(what.items()):
+        base = languages.base(page)
+        if page == base or base not in what:
+            continue
+        for kind, items in got.items():
+            only_here, only_there = sorted(items - what[base][kind]), sorted(what[base][kind] - items)
+            if only_here or only_there:
+                parts = ([f"{page} only: {', '.join(map(str, only_here[:5]))}" + (" ..." if len(only_here) > 5 else "")]
+                         if only_here else []) + \
+                        ([f"{base} only: {', '.join(map(str, only_there[:5]))}" + (" ..." if len(only_there) > 5 else "")]
+                         if only_there else [])
+                problems.append(Problem(page, 1, f"the editions differ: {page} and {base} cite different {kind} "
+                                        f"({'; '.join(parts)})"))
+    return problems
 
 
 def _text(path: Path | None) -> str:
@@ -195,12 +248,13 @@ def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: 
         def compute() -> dict:
             out = renderer.render(page, source, mark_numbers)
             return {"text": out.text, "citations": [astuple(c) for c in out.citations],
-                    "claims": [astuple(c) for c in out.claims], "routes": out.routes, "works": out.works}
+                    "claims": [astuple(c) for c in out.claims], "routes": out.routes, "works": out.works,
+                    "calls": out.calls}
 
         hit, _ = cache.get_json(cache_dir, "page", cache.key(base, page, part, mark_numbers, source), compute)
         claims = [Claim(e, p, line, holds, tuple(tuple(r) for r in reads)) for e, p, line, holds, reads in hit["claims"]]
         return Rendered(page, hit["text"], [Citation(*c) for c in hit["citations"]], claims, list(hit["routes"]),
-                        works=list(hit["works"]))
+                        works=list(hit["works"]), calls=list(hit["calls"]))
 
     return render
 

@@ -21,6 +21,7 @@ line, with the closest existing names; a page's problems are all collected, and
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import posixpath
@@ -34,6 +35,7 @@ from markupsafe import Markup
 
 from . import buildinfo
 from . import formats as nums
+from . import i18n
 from . import references as refs
 from . import tables as table_text
 from . import timing
@@ -97,6 +99,7 @@ class Rendered:
     claims: list[Claim] = field(default_factory=list)
     routes: list[str] = field(default_factory=list)       # links into the source's route page, checked ("l6/3/2/alpha")
     works: list[str] = field(default_factory=list)        # bibliography keys cited, in order
+    calls: list[str] = field(default_factory=list)        # its tables and charts, as called ("table('x', model='m')")
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -188,6 +191,10 @@ def _claim_keys(node) -> list[str]:
     return [k for child in node.iter_child_nodes() for k in _claim_keys(child)]
 
 
+def _call_text(kind: str, name: str, kwargs: dict) -> str:
+    return f"{kind}({', '.join([repr(name), *(f'{k}={v!r}' for k, v in sorted(kwargs.items()))])})"
+
+
 def _source_note(what: str, keys: list[str], entries: list[str]) -> str:
     """Serve only: what a table or chart was drawn from, as one line of raw HTML. Its
     cited keys are shown by their first two parts (`l6.alpha.*`); a chart also names the
@@ -204,8 +211,12 @@ class Renderer:
 
     def __init__(self, source: Source, results: dict, charts: Callable[[str], dict] | None = None,
                  locked: dict | None = None, chart_sources: dict[str, list[str]] | None = None,
-                 bibliography: refs.Bibliography | None = None):
+                 bibliography: refs.Bibliography | None = None, languages: i18n.Languages | None = None,
+                 catalogue: i18n.Catalogue | None = None):
         self.source = source
+        self.languages = languages or i18n.Languages()
+        self.catalogue = catalogue or i18n.Catalogue()
+        self.language = self.languages.default   # the page's being rendered
         self.bibliography = bibliography if bibliography is not None else refs.Bibliography(None)
         self.results = results
         self.locked = locked or {}   # key -> lock.Locked: what the lock recorded, for "recorded vs now"
@@ -225,7 +236,8 @@ class Renderer:
         self._claims: dict[str, tuple] = {}   # a claim -> (holds, what it read)
         self._rendered: Rendered | None = None
         self._mark = False
-        self._references_title = "References"
+        self._marking_values = False   # inside a table or chart's words in another language: values marked
+        self._references_title = None
 
     def functions(self) -> list[str]:
         return list(self._glob())
@@ -277,15 +289,74 @@ class Renderer:
         page, line = _template_line()
         value = nums.lookup(self.numbers, key)
         fmt = fmt or nums.default_format(value)
-        out = nums.format_value(key, value, fmt)
+        out = nums.format_value(key, value, fmt, self.language)
         self._rendered.citations.append(Citation(key, fmt, self._rendered.page, line))
         out = nums.md_text(out) if isinstance(value, str) else out  # text, never markup
-        return mark(len(self._rendered.citations) - 1, out) if self._mark else out
+        out = mark(len(self._rendered.citations) - 1, out) if self._mark else out
+        return f"{i18n.OPEN}{out}{i18n.CLOSE}" if self._marking_values else out
 
     def locked_text(self, key: str, fmt: str) -> str:
         """The value the numbers lock recorded for `key`, formatted (not a citation)."""
         entry = self.locked.get(key)
-        return "new" if entry is None else nums.format_value(key, entry.value, fmt)
+        return "new" if entry is None else nums.format_value(key, entry.value, fmt, self.language)
+
+    # -- the page's language ----------------------------------------------------------------
+
+    def words(self, english: str) -> str:
+        """A plain English phrase of the engine or the source in the page's language."""
+        if self.language == self.languages.default:
+            return english
+        return self._translated(english)
+
+    def interval_label(self) -> str:
+        """"95% CI" ("IC à 95 %"), from the source's interval level."""
+        level = nums.format_value("interval level", self.source.interval_level(self.results), "pct:0", self.language)
+        label = self._translated(f"{i18n.OPEN}{level}{i18n.CLOSE} CI")
+        return f"{i18n.OPEN}{label}{i18n.CLOSE}" if self._marking_values else label   # in a table: translated once
+
+    def _translated(self, text: str) -> str:
+        """Marked text (values between i18n.OPEN and CLOSE) in the page's language: English
+        as it is, another language from the catalogue; text the catalogue lacks is a
+        problem of the page, naming the entry to add."""
+        if self.language == self.languages.default:
+            return i18n.unmark(text)
+        out, missing = self.catalogue.translate(text, self.language)
+        if missing is not None:
+            self._problem(f"no {self.language} translation of {missing!r} (add it to the catalogue, "
+                          f"{self.language}.yml, with its values {{0}}, {{1}}, ... kept)")
+        return out
+
+    def _in_language(self, produce: Callable[[], Any], unit: Callable[[Any], Any]) -> Any:
+        """`produce()` (a table, a chart's words) in the page's language: its values marked
+        while it runs, then each of its parts translated by `unit`."""
+        if self.language == self.languages.default:
+            return produce()
+        self._marking_values = True
+        try:
+            text = produce()
+        finally:
+            self._marking_values = False
+        return unit(text)
+
+    def _words_in_language(self, words):
+        """A chart's caption and text alternative, each translated whole."""
+        return dataclasses.replace(words, caption=self._translated(words.caption), alt=self._translated(words.alt))
+
+    def _table_in_language(self, text: str) -> str:
+        """A Markdown table's cells, and the other lines around it (a fold's summary), one by one."""
+        out = []
+        for line in text.split("\n"):
+            if line.startswith("|") and set(line) <= set("|-"):
+                out.append(line)
+            elif line.startswith("| ") and line.endswith(" |"):
+                out.append("| " + " | ".join(self._translated(c) for c in line[2:-2].split(" | ")) + " |")
+            elif m := re.fullmatch(r"(\s*<summary>)(.*)(</summary>\s*)", line):
+                out.append(m.group(1) + self._translated(m.group(2)) + m.group(3))
+            elif line.strip() and not line.lstrip().startswith("<"):
+                out.append(self._translated(line))
+            else:
+                out.append(line)
+        return "\n".join(out)
 
     def _num(self, key: str, fmt: str | None = None) -> str:
         return self.cite(key, fmt)
@@ -296,7 +367,7 @@ class Renderer:
         if f"{key}_lo" not in self.numbers:
             raise NumberError(f"{key!r} has no interval (no {key}_lo / {key}_hi); cite it with num()")
         lo, hi = self.cite(f"{key}_lo", fmt), self.cite(f"{key}_hi", fmt)
-        return f"{value} ({self.source.interval_label(self.results)} {table_text.span(lo, hi)})"
+        return f"{value} ({self.interval_label()} {table_text.span(lo, hi, self.words('to'))})"
 
     def _text(self, key: str) -> str:
         return self.cite(key, "text")
@@ -336,10 +407,11 @@ class Renderer:
                 raise NumberError(f"table {name!r} got an unexpected keyword argument {arg!r}"
                                   + nums.did_you_mean(arg, params) + f" (it takes {', '.join(params) or 'none'})")
         self.source.check_args(self, f"table {name!r}", kwargs)
+        self._rendered.calls.append(_call_text("table", name, kwargs))
 
         def produce() -> str:
             first = len(self._rendered.citations)
-            table = fn(self, **kwargs)
+            table = self._in_language(lambda: fn(self, **kwargs), self._table_in_language)
             if not self._mark:
                 return table
             keys = [c.key for c in self._rendered.citations[first:]]
@@ -349,6 +421,7 @@ class Renderer:
         return self._reuse(("table", name, repr(sorted(kwargs.items())), self._rendered.page, self._mark), produce)
 
     def _chart(self, chart: str, /, **kwargs: Any) -> Markup:
+        self._rendered.calls.append(_call_text("chart", chart, kwargs))
         call = ("chart", chart, repr(sorted(kwargs.items())), self._rendered.page, self._mark)
         return Markup(self._reuse(call, lambda: str(self._chart_figure(chart, **kwargs))))
 
@@ -367,9 +440,11 @@ class Renderer:
         # Words even when specs are not built (the gate's accept): they cite numbers.
         first = len(self._rendered.citations)
         try:
-            words = charts.describe(self.results, chart_id, self.cite)
+            words = self._in_language(lambda: charts.describe(self.results, chart_id, self.cite), self._words_in_language)
         except ChartError as exc:
             raise NumberError(str(exc)) from exc
+        if self.language != self.languages.default:
+            spec = i18n.localized_spec(spec, self.language, self.catalogue, self._problem)
         note = ""
         if self._mark:
             keys = [c.key for c in self._rendered.citations[first:]]
@@ -398,19 +473,20 @@ class Renderer:
         return labels
 
     def _cite(self, *keys: str) -> str:
-        return self.bibliography.cite(self._labels(keys))
+        return self.bibliography.cite(self._labels(keys), self.words("and"))
 
     def _citet(self, *keys: str) -> str:
-        return self.bibliography.citet(self._labels(keys))
+        return self.bibliography.citet(self._labels(keys), self.words("and"))
 
-    def _references_here(self, title: str = "References") -> str:
+    def _references_here(self, title: str | None = None) -> str:
         self._references_title = title
         return refs.PLACE
 
     def _with_references(self, text: str) -> str:
         """The page's reference list where `bibliography()` was called, else at its end."""
         keys = list(dict.fromkeys(self._rendered.works))
-        listing = self.bibliography.listing(keys, self._references_title) if keys else ""
+        title = self._references_title or self.words("References")
+        listing = self.bibliography.listing(keys, title) if keys else ""
         if refs.PLACE in text:
             return text.replace(refs.PLACE, listing)
         return text.rstrip("\n") + "\n\n" + listing if listing else text
@@ -448,7 +524,8 @@ class Renderer:
         the page is collected; if there is any, `PageError` carries them all. With
         `mark_numbers` (serve only), each cited number is wrapped for its hover detail."""
         self._rendered, self._mark = Rendered(page=page, text=""), mark_numbers
-        self._references_title = "References"
+        self._references_title = None
+        self.language = self.languages.of(page)
         try:
             code = self.env.compile(source, name=page, filename=page)
             template = self.env.template_class.from_code(self.env, code, self.env.make_globals(self._glob()))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
 from . import config, gate
 from .events import Events
@@ -27,6 +27,7 @@ class LiveNumbersConfig(base.Config):
     source = c.Type(str)                              # module:callable(docs_dir, options) -> Source
     lock = c.Type(str, default=config.LOCK_FILE)
     bibliography = c.Type(str, default=REFERENCES_FILE)   # BibTeX, in docs/; cite("key") names its entries
+    translations = c.Type(str, default=config.TRANSLATIONS)   # in docs/: fr.yml etc., the tables' and charts' words
     options = c.Type(dict, default={})
 
 
@@ -38,7 +39,8 @@ class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
         docs = Path(mkdocs_config.docs_dir)
         source = config.load_source(self.config.source, docs, dict(self.config.options))
         return gate.Settings.at(Path(mkdocs_config.config_file_path).parent, source, docs_dir=str(docs),
-                                lock_file=self.config.lock, bibliography=self.config.bibliography)
+                                lock_file=self.config.lock, bibliography=self.config.bibliography,
+                                translations=self.config.translations)
 
     def on_startup(self, *, command, dirty):
         self.events.on_startup(command, dirty)
@@ -49,9 +51,15 @@ class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
     def on_pre_build(self, *, config):
         self.events.on_pre_build(config)
 
-    @event_priority(50)   # before mkdocs-jupyter's on_files, which reads the executed notebooks
-    def on_files(self, files, *, config):
+    @event_priority(50)   # first: the notebooks start executing while the other plugins read the files
+    def _on_files_early(self, files, *, config):
         return self.events.on_files(files, config)
+
+    @event_priority(-110)   # last: after mkdocs-static-i18n's on_files (-100), which remakes docs/'s files per edition
+    def _on_files_late(self, files, *, config):
+        return self.events.on_files_late(files, config)
+
+    on_files = CombinedEvent(_on_files_early, _on_files_late)
 
     @event_priority(50)
     def on_pre_page(self, page, *, config, files):

@@ -70,6 +70,10 @@ def _names(entry) -> str:
 
 
 @functools.lru_cache(maxsize=1)
+def _and(names: str, and_: str) -> str:
+    return names.replace(" and ", f" {and_} ") if and_ != "and" else names
+
+
 def _style():
     """pybtex's `plain` style, but titles as the file writes them (plain lower-cases them)."""
     from pybtex.style.formatting.plain import Style
@@ -128,14 +132,15 @@ class Bibliography:
 
     # -- what the page functions print ---------------------------------------------------
 
-    def cite(self, labels: list[Label]) -> str:
-        """"(Kobayashi et al., 2020; Clark et al., 2019)", each linked to its entry."""
-        return "(" + "; ".join(w.link(f"{w.names}, {w.year}") for w in labels) + ")"
+    def cite(self, labels: list[Label], and_: str = "and") -> str:
+        """"(Kobayashi et al., 2020; Clark et al., 2019)", each linked to its entry; `and_`
+        is the page's word for "and" ("Abnar et Zuidema")."""
+        return "(" + "; ".join(w.link(f"{_and(w.names, and_)}, {w.year}") for w in labels) + ")"
 
-    def citet(self, labels: list[Label]) -> str:
+    def citet(self, labels: list[Label], and_: str = "and") -> str:
         """"Kobayashi et al. (2020)" (several: "A (2019), B (2020) and C (2021)")."""
-        links = [w.link(f"{w.names} ({w.year})") for w in labels]
-        return " and ".join([", ".join(links[:-1]), links[-1]]) if len(links) > 1 else links[0]
+        links = [w.link(f"{_and(w.names, and_)} ({w.year})") for w in labels]
+        return f" {and_} ".join([", ".join(links[:-1]), links[-1]]) if len(links) > 1 else links[0]
 
     def listing(self, keys: list[str], title: str) -> str:
         """The reference list of `keys` (each once), as a heading and one raw HTML block."""

@@ -22,7 +22,7 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
-from . import config, gate, notebook, published
+from . import config, gate, i18n, notebook, published
 from .errors import UserError
 from .markup import FUNCTIONS
 from .references import REFERENCES_FILE
@@ -50,7 +50,9 @@ def project_settings(config_file: Path, cache_dir: Path | None = None, source=No
             raise RenderError(f"{config_file}: the live-numbers options name no `source:` (module:callable)")
         source = config.load_source(opts["source"], (config_file.parent / docs_dir).resolve(), opts)
     settings = gate.Settings.at(config_file.parent, source, docs_dir=docs_dir, lock_file=opts.get("lock", config.LOCK_FILE),
-                                bibliography=opts.get("bibliography", REFERENCES_FILE))
+                                bibliography=opts.get("bibliography", REFERENCES_FILE),
+                                translations=opts.get("translations", config.TRANSLATIONS),
+                                languages=i18n.languages_of(raw))
     return settings if cache_dir is None else dataclasses.replace(settings, cache_dir=cache_dir.resolve())
 
 

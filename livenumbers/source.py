@@ -58,9 +58,9 @@ class Source:
     def check_route(self, renderer, fragment: str) -> None:
         """Raise a NumberError if a link into `route_page` names nothing its data holds."""
 
-    def interval_label(self, results: dict) -> str:
-        """What an interval is called where `ci()` prints one."""
-        return "95% CI"
+    def interval_level(self, results: dict) -> float:
+        """The confidence level of the intervals `ci()` prints ("95% CI", "IC à 95 %")."""
+        return 0.95
 
     def published(self, results: dict, results_entry: Path, files_entry: Path, cache_dir: Path,
                   lock: Path | None) -> dict[str, Path | str]:

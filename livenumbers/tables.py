@@ -5,6 +5,8 @@ every number through `renderer.cite`, so it is recorded and locked like prose.
 """
 from __future__ import annotations
 
+from .i18n import CLOSE, unmark
+
 COLLAPSE = 30   # rows beyond which a table is folded into a <details> block
 
 
@@ -18,8 +20,15 @@ def md_table(header: list[str], rows: list[list[str]], summary: str | None = Non
     return table
 
 
-def span(lo: str, hi: str) -> str:
+_UNITS = ("\u202f%", "%", "×", " pp", "\u00a0pp")   # as livenumbers/formats.py prints them, in any language
+
+
+def span(lo: str, hi: str, to: str = "to") -> str:
     """Two formatted bounds as one range, the unit once: "23.3%", "29.2%" -> "23.3–29.2%";
-    "to" when a bound is negative, where a dash would read as a minus: "-24.4 to -19.2 pp"."""
-    unit = "%" if hi.endswith("%") else "×" if hi.endswith("×") else " pp" if hi.endswith(" pp") else ""
-    return f"{lo.removesuffix(unit)}{' to ' if lo.startswith('-') or hi.startswith('-') else '–'}{hi}"
+    `to` when a bound is negative, where a dash would read as a minus: "-24.4 to -19.2 pp".
+    A bound marked for translation (livenumbers/i18n.py) keeps its mark."""
+    bare_lo, bare_hi = unmark(lo), unmark(hi)
+    unit = next((u for u in _UNITS if bare_hi.endswith(u)), "")
+    if unit:
+        lo = lo[:-len(unit) - 1] + CLOSE if lo.endswith(unit + CLOSE) else lo.removesuffix(unit)
+    return f"{lo}{f' {to} ' if bare_lo.startswith('-') or bare_hi.startswith('-') else '–'}{hi}"

@@ -399,16 +399,18 @@ def session_results(session_cache) -> tuple[dict, str]:
     return cache.load_json(session_cache, "results", key), key
 
 
-def tiny_mkdocs_yml() -> str:
-    """The project's mkdocs.yml with the small site's nav in place of the articles'."""
-    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    head, nav, rest = text.partition("\nnav:\n")
-    assert nav, "mkdocs.yml has no nav"
-    after = "".join(itertools.dropwhile(lambda l: l.startswith((" ", "\t")) or not l.strip(),
-                                        rest.splitlines(keepends=True)))
-    pages = ("  - Home: index.md\n  - Evidence: evidence.md\n  - Instrument: instrument.md\n"
-             "  - Notebook: notebook.ipynb\n")
-    return head + nav + pages + after
+def tiny_mkdocs_yml(french: bool = False) -> str:
+    """The project's mkdocs.yml with the small site's nav in place of the articles'; in
+    English only unless `french` (the small site's French pages are tests/tiny/fr/)."""
+    from livenumbers import config
+
+    raw = config.read_text((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    raw["nav"] = [{"Home": "index.md"}, {"Evidence": "evidence.md"}, {"Instrument": "instrument.md"},
+                  {"Notebook": "notebook.ipynb"}]
+    if not french:
+        raw["plugins"] = [p for p in raw["plugins"] if not (isinstance(p, dict) and "i18n" in p)]
+        raw["extra"].pop("alternate")
+    return config.write(raw)
 
 
 def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: list[dict] | None = None) -> None:

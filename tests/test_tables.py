@@ -40,6 +40,9 @@ class Recorder:
     def locked_text(self, key, fmt):
         return "recorded"
 
+    def interval_label(self) -> str:
+        return f"{round(self.source.interval_level(self.results) * 100)}% CI"
+
 
 def cells(table: str) -> list[list[str]]:
     lines = [l for l in table.splitlines() if l.startswith("|")]

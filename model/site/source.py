@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from livenumbers import gate
-from livenumbers.config import LOCK_FILE
+from livenumbers.config import LOCK_FILE, TRANSLATIONS
 from livenumbers.references import REFERENCES_FILE
 from livenumbers.source import Source
 
@@ -71,9 +71,9 @@ class StudySource(Source):
     def check_route(self, renderer, fragment: str) -> None:
         links.check_route(renderer.results, fragment)
 
-    def interval_label(self, results: dict) -> str:
-        """"95% CI", from the study's bootstrap level."""
-        return f"{round(results['bootstrap']['level'] * 100)}% CI"
+    def interval_level(self, results: dict) -> float:
+        """The study's bootstrap level."""
+        return results["bootstrap"]["level"]
 
     def published(self, results, results_entry, files_entry, cache_dir, lock) -> dict:
         return super().published(results, results_entry, files_entry, cache_dir, lock) | published.study_files(results, cache_dir)
@@ -91,13 +91,13 @@ def _stats(paths: list[Path]) -> tuple:
 
 
 def study_settings(root: Path, docs_dir: str = "docs", study: str = STUDY_FILE, lock_file: str = LOCK_FILE,
-                   bibliography: str = REFERENCES_FILE) -> gate.Settings:
+                   bibliography: str = REFERENCES_FILE, translations: str = TRANSLATIONS) -> gate.Settings:
     """The engine's settings for this project under `root`: its docs, its lock, its
     bibliography, its cache and the study as the source (what the hooks, the CLI and the
     tests all use)."""
     docs = (Path(root) / docs_dir).resolve()
     return gate.Settings.at(Path(root), StudySource.in_docs(docs, study), docs_dir=docs_dir, lock_file=lock_file,
-                            bibliography=bibliography)
+                            bibliography=bibliography, translations=translations)
 
 
 def from_options(docs_dir: Path, options: dict) -> StudySource:

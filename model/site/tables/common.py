@@ -18,7 +18,7 @@ HALVES = {"test": "held out", "fit": "fitted on", "all": "whole corpus"}
 
 def ci_label(r) -> str:
     """"95% CI", from the study's bootstrap level (the source's interval label)."""
-    return r.source.interval_label(r.results)
+    return r.interval_label()
 
 
 def ci_cell(r, key: str, fmt: str) -> str:

@@ -1,0 +1,238 @@
+"""Editions in several languages: a page's language, and the words of tables and charts.
+
+A site in several languages keeps one page per language beside the default one, as
+mkdocs-static-i18n's suffix structure does: `articles/sink.md` (English, the default) and
+`articles/sink.fr.md`. The engine reads a page's language from its name, formats its
+numbers for it (livenumbers/formats.py), and translates what tables and charts print from a
+catalogue: one YAML file per language (`fr.yml`), English text -> translated text.
+
+A catalogue's entries are skeletons: the text a table cell, a chart's caption or title
+printed, with each number it cited written {0}, {1}, ... in order, so that one entry
+serves every value ("{0} rows, {1} held-out sentences": "{0} lignes, {1} phrases
+réservées"); a translation may reorder them. A skeleton with no word of two letters
+("{0}–{1}", "L{0}H{1}") needs no entry. Text a page shows that the catalogue lacks is a
+problem of the page, with the skeleton to add, so an edition never ships half in English.
+
+The engine's own words (its reference-list heading, "none seen", the interval's label)
+are in livenumbers/locales/; a site's catalogue adds to them and may override them.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .errors import UserError
+
+ENGINE_CATALOGUES = Path(__file__).parent / "locales"
+
+# A cited value while a table or chart is translated: wrapped in these, it becomes a
+# placeholder of the skeleton. Private-use characters: no page or value holds them.
+OPEN, CLOSE = "\ue004", "\ue005"
+_VALUE = re.compile(f"{OPEN}(.*?){CLOSE}", re.S)
+_LINK = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)")          # a Markdown link inside a cell: kept whole
+_PLACEHOLDER = re.compile(r"\{(\d+)\}")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_ENTITY = re.compile(r"&#?\w+;")
+
+
+class CatalogueError(UserError, ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Languages:
+    """The site's languages, the default first (mkdocs-static-i18n's `languages`)."""
+    codes: tuple[str, ...] = ("en",)
+
+    @property
+    def default(self) -> str:
+        return self.codes[0]
+
+    @property
+    def others(self) -> tuple[str, ...]:
+        return self.codes[1:]
+
+    def of(self, page: str) -> str:
+        """"articles/sink.fr.md" -> "fr"; a page without a language suffix is the default's."""
+        stem = page.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        suffix = stem.rsplit(".", 1)[-1] if "." in stem else ""
+        return suffix if suffix in self.others else self.default
+
+    def base(self, page: str) -> str:
+        """The default language's page of `page`: "articles/sink.fr.md" -> "articles/sink.md"."""
+        lang = self.of(page)
+        if lang == self.default:
+            return page
+        head, ext = page.rsplit(".", 1)
+        return f"{head.removesuffix('.' + lang)}.{ext}"
+
+    def page(self, base: str, lang: str) -> str:
+        """`base` in language `lang`: ("articles/sink.md", "fr") -> "articles/sink.fr.md"."""
+        if lang == self.default:
+            return base
+        head, ext = base.rsplit(".", 1)
+        return f"{head}.{lang}.{ext}"
+
+
+def languages_of(raw_config: dict) -> Languages:
+    """The languages a parsed mkdocs.yml builds with the i18n plugin (default first), or English alone."""
+    for entry in raw_config.get("plugins") or []:
+        if isinstance(entry, dict) and "i18n" in entry:
+            langs = [lang for lang in (entry["i18n"] or {}).get("languages") or [] if lang.get("build", True)]
+            default = [lang["locale"] for lang in langs if lang.get("default")]
+            return Languages(tuple(default + [lang["locale"] for lang in langs if not lang.get("default")]))
+    return Languages()
+
+
+def publish_sitemaps(site_dir: Path, languages: Languages) -> None:
+    """Each edition's folder gets the site's sitemap (which lists every edition's pages):
+    Material's language switcher reads `/fr/sitemap.xml` to send a reader to the same page
+    in the other language, not to its home."""
+    for name in ("sitemap.xml", "sitemap.xml.gz"):
+        source = Path(site_dir) / name
+        for lang in languages.others:
+            if source.is_file() and (Path(site_dir) / lang).is_dir():
+                shutil.copyfile(source, Path(site_dir) / lang / name)
+
+
+def skeleton(text: str) -> tuple[str, list[str]]:
+    """Text with marked values (and Markdown links) -> ("... {0} ... {1}", [values])."""
+    values: list[str] = []
+
+    def hole(value: str) -> str:
+        values.append(value)
+        return "{" + str(len(values) - 1) + "}"
+
+    text = _VALUE.sub(lambda m: hole(m.group(1)), text)
+    return _LINK.sub(lambda m: hole(m.group(0)), text), values
+
+
+def needs_words(skel: str) -> bool:
+    """Has the skeleton a word to translate (not only values, symbols and escapes)?"""
+    return bool(_WORD.search(_ENTITY.sub("", _PLACEHOLDER.sub("", skel))))
+
+
+def unmark(text: str) -> str:
+    return text.replace(OPEN, "").replace(CLOSE, "")
+
+
+@dataclass
+class Catalogue:
+    """English skeleton -> translation, per language; `missing` collects what was asked
+    for and not found (the renderer makes each a problem of its page)."""
+    entries: dict[str, dict[str, str]] = field(default_factory=dict)
+    sources: tuple[Path, ...] = ()
+
+    @classmethod
+    def read(cls, folder: Path | None, languages: Languages) -> "Catalogue":
+        entries: dict[str, dict[str, str]] = {}
+        sources = []
+        for lang in languages.others:
+            merged: dict[str, str] = {}
+            for path in (ENGINE_CATALOGUES / f"{lang}.yml", folder / f"{lang}.yml" if folder else None):
+                if path is None or not path.is_file():
+                    continue
+                sources.append(path)
+                try:
+                    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+                except yaml.YAMLError as exc:
+                    raise CatalogueError(f"{path}: not valid YAML ({exc})") from exc
+                if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+                    raise CatalogueError(f"{path}: a catalogue maps English text to its translation, string to string")
+                for english, translated in data.items():
+                    holes = sorted(set(_PLACEHOLDER.findall(english)), key=int)
+                    if sorted(set(_PLACEHOLDER.findall(translated)), key=int) != holes:
+                        raise CatalogueError(f"{path}: {english!r} -> {translated!r}: the translation must keep "
+                                             f"the same values {{0}}, {{1}}, ... (it has {holes} in English)")
+                merged.update(data)
+            entries[lang] = merged
+        return cls(entries, tuple(sources))
+
+    def text(self, lang: str) -> str:
+        """The catalogue for `lang` as one string (for cache keys)."""
+        return yaml.safe_dump(self.entries.get(lang, {}), allow_unicode=True, sort_keys=True)
+
+    def words(self, english: str, lang: str) -> str | None:
+        """The translation of a plain English string (no values), or None."""
+        return self.entries.get(lang, {}).get(english)
+
+    def translate(self, text: str, lang: str) -> tuple[str, str | None]:
+        """(marked `text` in `lang`, None), or (its English, the skeleton missing from the
+        catalogue). Values are put back as they were cited (formatted for `lang`)."""
+        skel, values = skeleton(text)
+        lead = skel[:len(skel) - len(skel.lstrip())]
+        trail = skel[len(skel.rstrip()):]
+        core = skel.strip()
+        if not needs_words(core):
+            return unmark(text), None
+        translated = self.entries.get(lang, {}).get(core)
+        if translated is None:
+            return unmark(text), core
+        return lead + _PLACEHOLDER.sub(lambda m: values[int(m.group(1))], translated) + trail, None
+
+
+# Where a Vega-Lite spec holds words a reader sees: titles (of the chart, an axis, a
+# legend, a facet, a tooltip's field), descriptions, and the categories a legend or a
+# facet's header shows (the values of the fields those channels encode). The corpus's own
+# words are data on an axis, and stay as they are.
+_SPEC_WORDS = ("title", "description", "subtitle")
+_LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "strokeDash", "opacity", "size", "row", "column", "facet")
+
+
+def number_locale(lang: str) -> dict:
+    """d3-format's locale for `lang` from Babel's symbols: what Vega formats axis numbers with."""
+    from babel import Locale
+
+    symbols = Locale.parse(lang).number_symbols["latn"]
+    percent = "\u202f%" if lang == "fr" else "%"
+    return {"decimal": symbols["decimal"], "thousands": symbols["group"], "grouping": [3],
+            "currency": ["", ""], "percent": percent, "minus": "-"}
+
+
+def _legend_fields(node, out: set[str]) -> set[str]:
+    """The fields a spec's legend and facet channels encode."""
+    if isinstance(node, dict):
+        for channel in _LEGEND_CHANNELS:
+            enc = node.get("encoding", {}).get(channel) if isinstance(node.get("encoding"), dict) else None
+            for e in ([enc] if isinstance(enc, dict) else []) + ([node[channel]] if channel in ("row", "column", "facet")
+                                                                   and isinstance(node.get(channel), dict) else []):
+                if isinstance(e.get("field"), str):
+                    out.add(e["field"])
+        for v in node.values():
+            _legend_fields(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _legend_fields(v, out)
+    return out
+
+
+def localized_spec(spec: dict, lang: str, catalogue: Catalogue, problem) -> dict:
+    """A chart's spec in `lang`: its titles and its legends' categories from the catalogue
+    (a missing one is `problem`'s), its numbers in the language's format."""
+    def words(text: str) -> str:
+        out, missing = catalogue.translate(text, lang)
+        if missing is not None:
+            problem(f"no {lang} translation of the chart text {missing!r} (add it to the catalogue, {lang}.yml)")
+        return out
+
+    def walk(node, key=None):
+        if isinstance(node, dict):
+            return {k: walk(v, k) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v, key) for v in node]
+        if isinstance(node, str) and key in _SPEC_WORDS:
+            return words(node)
+        return node
+
+    legends = _legend_fields(spec, set())
+    out = walk({k: v for k, v in spec.items() if k != "datasets"})
+    if "datasets" in spec:
+        out["datasets"] = {name: [{f: words(v) if f in legends and isinstance(v, str) else v for f, v in row.items()}
+                                  if isinstance(row, dict) else row for row in rows]
+                           for name, rows in spec["datasets"].items()}
+    out.setdefault("config", {})["locale"] = {"number": number_locale(lang)}
+    return out

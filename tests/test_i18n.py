@@ -1,0 +1,176 @@
+"""Editions in several languages (livenumbers/i18n.py): numbers formatted for the page's
+language, tables' and charts' words from a catalogue, and the gate holding the editions
+to the same numbers. On the toy write-up (tests/toy/, built with mkdocs-static-i18n) and on
+the real project's French edition."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+
+from livenumbers import gate, i18n
+from livenumbers.formats import format_value
+from livenumbers.markup import PageError
+from livenumbers.tables import span
+
+from test_toy import TOY, run
+
+NNBSP, NBSP = "\u202f", "\u00a0"
+
+
+# -- numbers, as each language prints them -------------------------------------------------------
+
+@pytest.mark.parametrize("value, fmt, english, french", [
+    (0.2654, "pct:1", "26.5%", f"26,5{NNBSP}%"),
+    (1.0, "pct:0", "100%", f"100{NNBSP}%"),
+    (23341, "int", "23341", f"23{NNBSP}341"),
+    (-0.031, "pp:1", "-3.1 pp", f"-3,1{NBSP}pp"),
+    (2.345, "ratio:2", "2.35×", "2,35×"),
+    (-0.5, "fixed:2", "-0.50", "-0,50"),
+    (1.234e-5, "sci:1", "1.2e-05", "1,2E-05"),
+    (True, "yesno", "yes", "oui"),
+    (1, "ord", "1st", "1ᵉʳ"),
+    (32, "ord", "32nd", "32ᵉ"),
+    ("the", "text", "the", "the"),
+])
+def test_a_number_is_printed_in_the_pages_language(value, fmt, english, french):
+    assert format_value("k", value, fmt) == english
+    assert format_value("k", value, fmt, "fr") == french
+
+
+def test_a_range_writes_its_unit_once_in_either_language():
+    assert span(f"23,3{NNBSP}%", f"29,2{NNBSP}%") == f"23,3–29,2{NNBSP}%"
+    assert span(f"-24,4{NBSP}pp", f"-19,2{NBSP}pp", to="à") == f"-24,4 à -19,2{NBSP}pp"
+    marked = f"{i18n.OPEN}23,3{NNBSP}%{i18n.CLOSE}"   # a table's bound, marked for translation
+    assert i18n.unmark(span(marked, f"{i18n.OPEN}29,2{NNBSP}%{i18n.CLOSE}")) == f"23,3–29,2{NNBSP}%"
+
+
+# -- pages and catalogues ----------------------------------------------------------------------
+
+def test_a_pages_language_is_its_suffix():
+    langs = i18n.Languages(("en", "fr"))
+    assert langs.of("articles/sink.fr.md") == "fr" and langs.of("articles/sink.md") == "en"
+    assert langs.of("notebooks/main-table.fr.ipynb") == "fr" and langs.of("v1.2.md") == "en"
+    assert langs.base("articles/sink.fr.md") == "articles/sink.md"
+    assert langs.page("index.md", "fr") == "index.fr.md" and langs.page("index.md", "en") == "index.md"
+    assert i18n.Languages().of("index.fr.md") == "en"   # a site in one language has no suffixes
+
+
+def test_a_catalogue_entry_keeps_its_values_and_may_reorder_them(tmp_path):
+    (tmp_path / "fr.yml").write_text('"{0} of {1} rows": "{1} lignes, dont {0}"\n', encoding="utf-8")
+    cat = i18n.Catalogue.read(tmp_path, i18n.Languages(("en", "fr")))
+    text = f"{i18n.OPEN}3{i18n.CLOSE} of {i18n.OPEN}10{i18n.CLOSE} rows"
+    assert cat.translate(text, "fr") == ("10 lignes, dont 3", None)
+    assert cat.translate(f"{i18n.OPEN}3{i18n.CLOSE}–{i18n.OPEN}4{i18n.CLOSE}", "fr") == ("3–4", None)   # no words
+    assert cat.translate("held out", "fr") == ("held out", "held out")   # missing: its skeleton named
+    (tmp_path / "fr.yml").write_text('"{0} of {1} rows": "{0} lignes"\n', encoding="utf-8")
+    with pytest.raises(i18n.CatalogueError, match=r"fr\.yml.*same values"):
+        i18n.Catalogue.read(tmp_path, i18n.Languages(("en", "fr")))
+
+
+# -- the toy, in two languages ---------------------------------------------------------------------
+
+FRENCH_TOY = """# Fruits { #fruit }
+
+En tout {{ num("total", "int") }} points ; la pomme en a {{ num("fruit.apple.score", "int") }},
+soit {{ num("fruit.apple.share", "pct:0") }}.
+
+{{ table("scores") }}
+
+{{ chart("bars") }}
+
+{{ claim("fruit.apple.score > fruit.pear.score + fruit.plum.score") }}
+
+Pas encore d'intervalle {{ cite("efron1979bootstrap") }}, et rien de normalisé comme le ferait {{ citet("ba2016layer") }}.
+
+Construit depuis le commit {{ build_info("commit") }} ({{ build_info("date") }}) ; verrou des nombres
+{{ build_info("lock_sha256") }}.
+"""
+
+CATALOGUE = {"Fruit": "Fruit", "Score": "Score", "Share": "Part", "apple": "pomme", "pear": "poire", "plum": "prune",
+             "Scores; apple leads with {0}.": "Scores ; la pomme mène avec {0}.",
+             "A bar per fruit; the tallest is apple.": "Une barre par fruit ; la plus haute est celle de la pomme."}
+
+
+@pytest.fixture
+def bilingual_toy(tmp_path):
+    """The toy with a French edition: the i18n plugin, index.fr.md, docs/locales/fr.yml."""
+    root = tmp_path / "toy"
+    shutil.copytree(TOY, root, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
+    raw = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
+    raw["plugins"].append({"i18n": {"docs_structure": "suffix", "fallback_to_default": False,
+                                    "reconfigure_material": False, "languages": [
+                                        {"locale": "en", "name": "English", "default": True},
+                                        {"locale": "fr", "name": "Français", "theme": {"language": "fr"}}]}})
+    raw["theme"] = {"name": "mkdocs", "language": "en"}
+    raw["exclude_docs"] += "/locales/\n"
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    (root / "docs" / "index.fr.md").write_text(FRENCH_TOY, encoding="utf-8")
+    (root / "docs" / "locales").mkdir()
+    (root / "docs" / "locales" / "fr.yml").write_text(yaml.safe_dump(CATALOGUE, allow_unicode=True), encoding="utf-8")
+    accept = run(root, "livenumbers", "accept")
+    assert accept.returncode == 0, accept.stdout + accept.stderr
+    return root
+
+
+def test_one_build_makes_both_editions_with_the_same_numbers_in_each_language(bilingual_toy):
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    english = (bilingual_toy / "site" / "index.html").read_text(encoding="utf-8")
+    french = (bilingual_toy / "site" / "fr" / "index.html").read_text(encoding="utf-8")
+    assert "the apple has 12,\n60% of them." in english and "<th>Share</th>" in english
+    assert f"la pomme en a 12,\nsoit 60{NNBSP}%." in french
+    assert "<th>Part</th>" in french and f"<td>25,0{NNBSP}%</td>" in french          # the table, in French
+    assert "<td>poire</td>" in french and "Scores ; la pomme mène avec 12." in french   # the chart's words
+    assert "Efron, 1979" in french and "Ba et al. (2016)" in french and 'id="references">Références<' in french
+    assert '"locale": {"number": {"decimal": ","' in french.replace("&#34;", '"').replace("&quot;", '"')
+
+
+def test_a_french_page_missing_a_number_fails_the_build_naming_both_pages(bilingual_toy):
+    page = bilingual_toy / "docs" / "index.fr.md"
+    page.write_text(page.read_text(encoding="utf-8").replace('En tout {{ num("total", "int") }} points',
+                                                             "En tout vingt points"), encoding="utf-8")
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0
+    assert "the editions differ: index.fr.md and index.md cite different numbers" in build.stderr
+    assert "index.md only: total" in build.stderr
+    assert not (bilingual_toy / "site").exists()
+
+
+def test_a_page_in_one_language_only_fails_the_build(bilingual_toy):
+    (bilingual_toy / "docs" / "index.fr.md").rename(bilingual_toy / "docs" / "other.fr.md")
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0
+    assert "index.md:1: no fr edition: index.fr.md does not exist" in build.stderr
+    assert "other.fr.md:1: a fr page with no en page other.md" in build.stderr
+
+
+def test_words_the_catalogue_lacks_fail_the_page_with_the_entry_to_add(bilingual_toy):
+    cat = bilingual_toy / "docs" / "locales" / "fr.yml"
+    cat.write_text(yaml.safe_dump({k: v for k, v in CATALOGUE.items() if k != "Share"}, allow_unicode=True),
+                   encoding="utf-8")
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0
+    assert "index.fr.md:6: no fr translation of 'Share'" in build.stderr
+
+
+# -- the real project's French edition -------------------------------------------------------------
+
+def test_the_real_french_edition_cites_what_the_english_one_does(real_project):
+    """Every page has its French page, and removing one number from one of them fails the gate."""
+    from model.site.source import study_settings
+
+    settings = study_settings(real_project)
+    report = gate.run(settings)
+    assert report.ok
+    pages = gate.pages(settings.docs_dir)
+    assert [p for p in pages if ".fr." not in p] == [settings.languages.base(p) for p in pages if ".fr." in p]
+    page = settings.docs_dir / "articles" / "sink.fr.md"
+    text = page.read_text(encoding="utf-8")
+    call = '{{ num("l6.alpha.worst_sink", "pct:1") }}'
+    assert call in text
+    page.write_text(text.replace(call, "beaucoup"), encoding="utf-8")
+    with pytest.raises(PageError, match="articles/sink.fr.md and articles/sink.md cite different numbers"):
+        gate.run(settings)
+
