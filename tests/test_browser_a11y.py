@@ -14,7 +14,8 @@ import re
 import pytest
 
 from conftest import ROOT
-from test_browser_site import NAV, assert_charts_drawn, assert_local, chart_pages, serve_sitemap, url_of, wait_for_charts
+from test_browser_site import (NAV, NAV_EDITIONS, assert_charts_drawn, assert_local, chart_pages, language_of,
+                               serve_sitemap, url_of, wait_for_charts)
 
 pytestmark = pytest.mark.browser
 
@@ -199,13 +200,15 @@ def test_axe_catches_what_it_should(open_page, site_url, axe_source):
 
 
 @pytest.mark.parametrize("scheme", list(SCHEMES))
-@pytest.mark.parametrize("src", NAV)
+@pytest.mark.parametrize("src", NAV_EDITIONS)
 def test_no_serious_axe_violations(open_page, site_url, axe_source, src, scheme):
-    """Also, in each palette, what tests/test_browser_site.py asked of every nav page on a
-    load of its own: it loads (200) with a title, every chart drawn, no console error and
-    no request off 127.0.0.1."""
+    """Also, in each palette and each edition (English, French), what
+    tests/test_browser_site.py asked of every nav page on a load of its own: it loads (200)
+    with a title in its language, every chart drawn, no console error and no request off
+    127.0.0.1."""
     page = open_page(site_url + url_of(src), scheme=scheme)
     assert page.response is not None and page.response.status == 200
+    assert page.evaluate("document.documentElement.lang") == language_of(src), f"{src}: not lang={language_of(src)!r}"
     assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == SCHEMES[scheme], \
         f"{src}: a reader who prefers {scheme} did not get the {SCHEMES[scheme]} palette"
     settle_charts(page, src)
@@ -317,7 +320,7 @@ PHONE_CHECK = """(skip) => {
 }"""
 
 
-@pytest.mark.parametrize("src", NAV)
+@pytest.mark.parametrize("src", NAV_EDITIONS)
 def test_phone_width_and_print_fit(open_page, site_url, src):
     """At 390 x 844 nothing pushes the page sideways, no prose runs past the window, and
     whatever scrolls inside its own box (tables, code, charts) can be reached by keyboard.

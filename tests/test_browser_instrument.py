@@ -296,9 +296,10 @@ def tab_to(page, selector: str, back: bool = False, limit: int = 200) -> None:
     raise AssertionError(f"Tab never reached {selector}; stuck on {focused(page)}")
 
 
-def test_keyboard_alone_drives_the_instrument(page, site_url, built_site):
+@pytest.mark.parametrize("edition", ["", "fr/"])
+def test_keyboard_alone_drives_the_instrument(page, site_url, built_site, edition):
     index = load(built_site, "index.json")
-    page.goto(site_url + "instrument/")
+    page.goto(site_url + edition + "instrument/")
     page.wait_for_selector(".instr-row")
     page.locator("body").focus()
     # The sentence list: arrows choose a sentence.

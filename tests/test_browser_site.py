@@ -50,7 +50,11 @@ def nav_pages() -> list[str]:
 
 
 def url_of(src: str) -> str:
-    """Site path of a page (use_directory_urls): articles/sink.md -> articles/sink/."""
+    """Site path of a page (use_directory_urls): articles/sink.md -> articles/sink/; in
+    another edition, fr/articles/sink.md -> fr/articles/sink/."""
+    lang, _, rest = src.partition("/")
+    if lang in EDITIONS[1:]:
+        return f"{lang}/{url_of(rest)}"
     stem = src.rsplit(".", 1)[0]
     if stem == "index":
         return ""
@@ -58,10 +62,16 @@ def url_of(src: str) -> str:
 
 
 NAV = nav_pages()
+EDITIONS = ("", "fr")   # the default edition at /, the French one at /fr/ (mkdocs.yml's i18n plugin)
+NAV_EDITIONS = NAV + [f"fr/{src}" for src in NAV]   # every page of the nav, in each edition
+
+
+def language_of(src: str) -> str:
+    return "fr" if src.startswith("fr/") else "en"
 
 
 def chart_pages(built_site: Path) -> list[str]:
-    return sorted(url_of(p) for p in NAV
+    return sorted(url_of(p) for p in NAV_EDITIONS
                   if 'class="vega-chart"' in (built_site / url_of(p) / "index.html").read_text(encoding="utf-8"))
 
 
@@ -109,7 +119,7 @@ def serve_sitemap(page, site_url: str, built_site: Path) -> None:
 def test_the_nav_is_what_was_built(built_site):
     """Every nav entry became an HTML page (a notebook too, not a raw .ipynb download)."""
     assert NAV, "no nav in mkdocs.yml"
-    missing = [p for p in NAV if not (built_site / url_of(p) / "index.html").is_file()]
+    missing = [p for p in NAV_EDITIONS if not (built_site / url_of(p) / "index.html").is_file()]
     assert not missing, f"nav entries with no built page: {missing}"
     raw = [p.relative_to(built_site).as_posix() for p in built_site.rglob("*.ipynb")]
     assert not raw, f"notebooks published as files, not pages: {raw}"
