@@ -308,6 +308,13 @@ class Renderer:
             return english
         return self._translated(english)
 
+    def punctuation(self, english: str) -> str:
+        """A separator as the page's language writes it ("; " -> " ; " in French), where the
+        catalogue says so."""
+        if self.language == self.languages.default:
+            return english
+        return self.catalogue.words(english, self.language) or english
+
     def interval_label(self) -> str:
         """"95% CI" ("IC à 95 %"), from the source's interval level."""
         level = nums.format_value("interval level", self.source.interval_level(self.results), "pct:0", self.language)
@@ -473,7 +480,7 @@ class Renderer:
         return labels
 
     def _cite(self, *keys: str) -> str:
-        return self.bibliography.cite(self._labels(keys), self.words("and"))
+        return self.bibliography.cite(self._labels(keys), self.words("and"), self.punctuation("; "))
 
     def _citet(self, *keys: str) -> str:
         return self.bibliography.citet(self._labels(keys), self.words("and"))

@@ -132,10 +132,10 @@ class Bibliography:
 
     # -- what the page functions print ---------------------------------------------------
 
-    def cite(self, labels: list[Label], and_: str = "and") -> str:
+    def cite(self, labels: list[Label], and_: str = "and", between: str = "; ") -> str:
         """"(Kobayashi et al., 2020; Clark et al., 2019)", each linked to its entry; `and_`
-        is the page's word for "and" ("Abnar et Zuidema")."""
-        return "(" + "; ".join(w.link(f"{_and(w.names, and_)}, {w.year}") for w in labels) + ")"
+        and `between` are the page's language's ("Abnar et Zuidema", " ; ")."""
+        return "(" + between.join(w.link(f"{_and(w.names, and_)}, {w.year}") for w in labels) + ")"
 
     def citet(self, labels: list[Label], and_: str = "and") -> str:
         """"Kobayashi et al. (2020)" (several: "A (2019), B (2020) and C (2021)")."""

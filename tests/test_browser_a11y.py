@@ -256,7 +256,7 @@ def test_palette_toggle_redraws_charts_with_the_dark_config(open_page, site_url,
     """Light by system preference; the header's toggle turns the page and its charts
     dark (every chart redrawn, its text readable on its background); instant navigation
     draws the next page dark too; toggling back redraws them light."""
-    targets = chart_pages(built_site)
+    targets = chart_pages(built_site, NAV)
     page = open_page("", scheme="light")
     serve_sitemap(page, site_url, built_site)
     page.goto(site_url + targets[0])

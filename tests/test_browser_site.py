@@ -70,8 +70,9 @@ def language_of(src: str) -> str:
     return "fr" if src.startswith("fr/") else "en"
 
 
-def chart_pages(built_site: Path) -> list[str]:
-    return sorted(url_of(p) for p in NAV_EDITIONS
+def chart_pages(built_site: Path, nav: list[str] = NAV_EDITIONS) -> list[str]:
+    """The site paths of the pages of `nav` (both editions' by default) that hold a chart."""
+    return sorted(url_of(p) for p in nav
                   if 'class="vega-chart"' in (built_site / url_of(p) / "index.html").read_text(encoding="utf-8"))
 
 
@@ -131,10 +132,42 @@ def test_the_nav_is_what_was_built(built_site):
 # of each page.
 
 
+def test_the_language_switcher_keeps_the_page_and_each_edition_its_language(page, site_url, built_site):
+    """Material's switcher, whose editions share one root, would send a reader to the other
+    edition's home, and its instant navigation keeps the first page's <html lang>
+    (docs/javascripts/editions.js mends both): the switch lands on the same page and
+    section in the other language, by a full load, and lang follows the address through
+    instant navigation, a search result in the other edition included."""
+    serve_sitemap(page, site_url, built_site)
+
+    def switch(lang: str, expect: str) -> None:
+        page.hover(".md-header__option .md-select")
+        page.click(f".md-select__link[hreflang={lang}]")
+        page.wait_for_url(site_url + expect)
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate("document.documentElement.lang") == lang, f"{expect}: lang is not {lang!r}"
+
+    page.goto(site_url + "articles/rollout/#the-test")
+    switch("fr", "fr/articles/rollout/#the-test")
+    assert page.locator("h1").first.inner_text().startswith("Le rollout")
+    page.evaluate("window.__same_document = 'kept'")
+    page.click(".md-sidebar--primary a.md-nav__link[href$='norm-lens/']")
+    page.wait_for_url(site_url + "fr/articles/norm-lens/")
+    assert page.evaluate("window.__same_document") == "kept" and page.evaluate("document.documentElement.lang") == "fr"
+    switch("en", "articles/norm-lens/")
+    page.evaluate("window.__same_document = 'kept'")
+    page.click(".md-search__input")
+    page.keyboard.type("lentille")
+    page.wait_for_selector(".md-search-result__link[href*='/fr/']")
+    page.click(".md-search-result__link[href*='/fr/'] >> nth=0")
+    page.wait_for_url(site_url + "fr/**")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+
+
 def test_charts_survive_instant_navigation(page, site_url, built_site):
     """Click through the nav sidebar: Material swaps the page in place (the window and
     its marker survive) and the next page's charts are drawn, every time, back too."""
-    targets = chart_pages(built_site)
+    targets = chart_pages(built_site, NAV)   # one edition's: its sidebar links to its own pages
     assert targets, "no page of the nav has a chart"
     serve_sitemap(page, site_url, built_site)
     start = next(url_of(p) for p in NAV if url_of(p) not in targets)

@@ -4,7 +4,9 @@
 // Each such box gets tabindex="0", role="region" and a name, and loses them again when
 // it stops overflowing (a wider window), so it is never a tab stop for nothing.
 // Material's instant navigation swaps pages without reloading scripts: run on document$.
+// The names are in the page's language (javascripts/i18n.js, loaded first).
 (function () {
+  var t = window.liveI18n.t;
   var BOXES = [
     [".md-typeset__scrollwrap", tableName],
     [".jupyter-wrapper .highlight-ipynb, .jupyter-wrapper .jp-OutputArea-output", codeName],
@@ -18,10 +20,10 @@
   function tableName(box) {
     var table = box.querySelector("table");
     var caption = table && table.querySelector("caption");
-    if (caption) return "Table: " + text(caption);
+    if (caption) return t("Table: {name}", { name: text(caption) });
     var heads = table ? [].map.call(table.querySelectorAll("thead th"), text).filter(Boolean) : [];
-    var name = "Table: " + (heads.length ? heads.join(", ") : "wide table");
-    return (name.length > 120 ? name.slice(0, 117) + "…" : name) + " (scrolls sideways)";
+    var name = t("Table: {name}", { name: heads.length ? heads.join(", ") : t("wide table") });
+    return t("{name} (scrolls sideways)", { name: name.length > 120 ? name.slice(0, 117) + "…" : name });
   }
 
   // "Code cell In [2]", "Output of code cell Out[2]": the prompts the notebook shows.
@@ -30,7 +32,8 @@
     var cell = box.closest(output ? ".jp-OutputArea-child" : ".jp-InputArea");
     var prompt = cell && cell.querySelector(output ? ".jp-OutputPrompt" : ".jp-InputPrompt");
     var label = text(prompt).replace(/:$/, "");
-    return (output ? "Output of code cell " : "Code cell ") + label + " (scrolls sideways)";
+    var name = output ? t("Output of code cell {prompt}", { prompt: label }) : t("Code cell {prompt}", { prompt: label });
+    return t("{name} (scrolls sideways)", { name: name });
   }
 
   function overflows(el) {

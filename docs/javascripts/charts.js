@@ -64,7 +64,7 @@
         if (window.a11yScrollRegions) window.a11yScrollRegions();
       })
       .catch(function (err) {
-        el.textContent = "Chart failed to render: " + err;
+        el.textContent = window.liveI18n.t("Chart failed to render: {error}", { error: err });
         console.error(err);
       });
   }

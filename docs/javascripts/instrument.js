@@ -10,10 +10,13 @@
 // Fragment: #<model>/<sentence>[/<word>/<lens>[/<layer>.<head> | /all-<layer>.<head>]],
 // where <sentence> is a corpus index or text=<the typed sentence, URI-encoded>.
 // No framework, no request off the site; text from data or the reader goes in as text,
-// never as HTML.
+// never as HTML. Every word it shows goes through liveI18n (javascripts/i18n.js, loaded
+// first): t("…") and the number helpers, English as before, French on the French edition.
 (function () {
   "use strict";
 
+  const I18N = window.liveI18n;
+  const t = I18N.t;
   const SCRIPT_SRC = document.currentScript ? document.currentScript.src : "";
 
   // -- the site root and its files ----------------------------------------------------------
@@ -33,7 +36,7 @@
     const url = siteBase() + path;
     if (!fetched.has(url)) {
       fetched.set(url, fetch(url).then((r) => {
-        if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+        if (!r.ok) throw new Error(t("{path}: HTTP {status}", { path, status: r.status }));
         return r.json();
       }).catch((err) => { fetched.delete(url); throw err; }));
     }
@@ -47,7 +50,7 @@
         const s = document.createElement("script");
         s.src = url;
         s.onload = resolve;
-        s.onerror = () => { fetched.delete(url); reject(new Error(`${path}: could not load`)); };
+        s.onerror = () => { fetched.delete(url); reject(new Error(t("{path}: could not load", { path }))); };
         document.head.append(s);
       }));
     }
@@ -69,9 +72,9 @@
     return node;
   }
 
-  const pct = (x, digits = 1) => `${(x * 100).toFixed(digits)}%`;
-  const quoted = (word) => `“${word}”`;
-  const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+  const pct = (x, digits = 1) => I18N.pct(x, digits);
+  const quoted = (word) => t("“{word}”", { word });
+  const mb = (bytes) => t("{n} MB", { n: I18N.num(bytes / 1e6, { digits: 1 }) });
   const median = (xs) => {
     const s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
     return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
@@ -115,7 +118,7 @@
         }
       };
       this.worker.onerror = (e) => {
-        for (const job of this.pending.values()) job.reject(new Error(e.message || "the runtime stopped"));
+        for (const job of this.pending.values()) job.reject(new Error(e.message || t("the runtime stopped")));
         this.pending.clear();
         this.worker = null;
       };
@@ -132,7 +135,7 @@
       const id = this.next++;
       return new Promise((resolve, reject) => {
         this.pending.set(id, { resolve, reject, onProgress });
-        this.worker.postMessage({ type: "run", id, manifest, text });
+        this.worker.postMessage({ type: "run", id, manifest, text, lang: I18N.lang });
       }).then((msg) => {
         const out = { data: msg.data, info: msg.info };
         this.ready.add(manifest);
@@ -169,14 +172,14 @@
 
     build() {
       const idx = this.index;
-      this.modelSel = select(Object.entries(idx.models).map(([k, m]) => [k, m.title || m.name]),
+      this.modelSel = select(Object.entries(idx.models).map(([k, m]) => [k, I18N.data(m.title) || m.name]),
         (v) => this.go({ model: v }), { class: "instr-model" });
 
       // The corpus picker: filter by text and register; the list shows what matches.
       this.filter = el("input", { type: "search", class: "instr-filter", autocomplete: "off",
-        placeholder: "a word of the sentence", oninput: () => this.fillList() });
+        placeholder: t("a word of the sentence"), oninput: () => this.fillList() });
       const registers = [...new Set(idx.sentences.map((s) => s.register).filter(Boolean))].sort();
-      this.registerSel = registers.length ? select([["", "every register"], ...registers.map((r) => [r, r])],
+      this.registerSel = registers.length ? select([["", t("every register")], ...registers.map((r) => [r, r])],
         () => this.fillList(), { class: "instr-register" }) : null;
       this.list = el("select", { class: "instr-list",
         onchange: () => this.go({ sentence: Number(this.list.value), text: null }) });
@@ -188,29 +191,30 @@
       narrow.addEventListener("change", fit);
       this.listCount = el("p", { class: "instr-count", "aria-live": "polite" });
       const picker = el("fieldset", { class: "instr-picker" },
-        el("legend", { text: "A sentence of the corpus" }),
+        el("legend", { text: t("A sentence of the corpus") }),
         el("div", { class: "instr-picker-filters" },
-          field("Find", this.filter), this.registerSel && field("Register", this.registerSel)),
-        field("Sentence", this.list, "instr-list-field"), this.listCount);
+          field(t("Find"), this.filter), this.registerSel && field(t("Register"), this.registerSel)),
+        field(t("Sentence"), this.list, "instr-list-field"), this.listCount);
 
       // The reader's own sentence.
       this.input = el("input", { type: "text", class: "instr-input", autocomplete: "off", spellcheck: "false",
         enterkeyhint: "go" });
       this.help = el("p", { class: "instr-help", id: nextId("instr-help") });
       this.input.setAttribute("aria-describedby", this.help.id);
-      this.runBtn = el("button", { type: "submit", class: "instr-run", text: "Run" });
-      this.progress = el("progress", { class: "instr-progress-bar", max: "1", value: "0", "aria-label": "Download" });
+      this.runBtn = el("button", { type: "submit", class: "instr-run", text: t("Run") });
+      this.progress = el("progress", { class: "instr-progress-bar", max: "1", value: "0", "aria-label": t("Download") });
       this.progressText = el("span", { class: "instr-progress-text" });
       this.progressBox = el("div", { class: "instr-progress", hidden: true }, this.progress, this.progressText);
       this.message = el("p", { class: "instr-message", role: "alert" });
       const typed = el("form", { class: "instr-typed", onsubmit: (e) => { e.preventDefault(); this.submit(); } },
-        el("label", { for: (this.input.id = nextId("instr-text")), class: "instr-typed-label", text: "Your sentence" }),
+        el("label", { for: (this.input.id = nextId("instr-text")), class: "instr-typed-label", text: t("Your sentence") }),
         el("div", { class: "instr-typed-row" }, this.input, this.runBtn),
         this.help, this.progressBox, this.message);
 
       this.lensButtons = [...idx.lenses, ...(idx.fixes || [])].map((l) => el("button", {
         type: "button", class: "instr-lens-btn" + (this.fixes.has(l.key) ? " instr-fix-btn" : ""), "data-lens": l.key,
-        title: l.title, "aria-label": `${l.label}: ${l.title}`, text: l.label, onclick: () => this.go({ lens: l.key }),
+        title: I18N.data(l.title), "aria-label": t("{label}: {title}", { label: l.label, title: I18N.data(l.title) }),
+        text: l.label, onclick: () => this.go({ lens: l.key }),
       }));
       this.summary = el("p", { class: "instr-summary" });
       this.notices = el("div", { class: "instr-notices" });
@@ -219,8 +223,8 @@
       this.status = el("div", { class: "instr-sr", role: "status" }); // what a screen reader hears on a change
       this.root.replaceChildren(
         el("div", { class: "instr-controls" },
-          field("Model", this.modelSel),
-          el("div", { class: "instr-field" }, el("span", { class: "instr-label", id: nextId("instr-lens"), text: "Lens (compare)" }),
+          field(t("Model"), this.modelSel),
+          el("div", { class: "instr-field" }, el("span", { class: "instr-label", id: nextId("instr-lens"), text: t("Lens (compare)") }),
             el("div", { class: "instr-lens", role: "group" }, this.lensButtons))),
         el("div", { class: "instr-sources" }, picker, typed),
         this.summary, this.notices, this.matrix, legend(), this.detail, this.status);
@@ -240,8 +244,8 @@
       });
       this.list.replaceChildren(...opts);
       const n = this.index.sentences.length;
-      this.listCount.textContent = opts.length === n ? `${n} sentences` :
-        opts.length ? `${opts.length} of ${n} sentences match` : `No sentence of the ${n} matches.`;
+      this.listCount.textContent = opts.length === n ? t("{n} sentences", { n }) :
+        opts.length ? t("{k} of {n} sentences match", { k: opts.length, n }) : t("No sentence of the {n} matches.", { n });
       if (this.state.text == null) this.list.value = String(this.state.sentence);
     }
 
@@ -251,34 +255,41 @@
       this.input.disabled = this.runBtn.disabled = !meta.runtime;
       if (!meta.runtime) {
         const others = Object.entries(this.index.models).filter(([, m]) => m.runtime).map(([, m]) => m.name);
-        this.help.textContent = `${meta.name} has no in-browser runtime on this site` +
-          (others.length ? `; choose ${others.join(" or ")} to type a sentence.` : ".");
+        this.help.textContent = others.length
+          ? t("{model} has no in-browser runtime on this site; choose {others} to type a sentence.",
+            { model: meta.name, others: others.join(t(" or ")) })
+          : t("{model} has no in-browser runtime on this site.", { model: meta.name });
         return;
       }
       if (runtime.ready.has(siteBase() + meta.runtime)) {
-        this.help.textContent = `Runs ${meta.name} in your browser; its files are already loaded.`;
+        this.help.textContent = t("Runs {model} in your browser; its files are already loaded.", { model: meta.name });
         return;
       }
       try {
         if (!this.manifests.has(model)) this.manifests.set(model, await loadJSON(meta.runtime));
       } catch (err) {
-        this.help.textContent = `Runs ${meta.name} in your browser (its description could not be read: ${err.message}).`;
+        this.help.textContent = t("Runs {model} in your browser (its description could not be read: {error}).",
+          { model: meta.name, error: err.message });
         return;
       }
       if (model !== this.state.model) return;
       const man = this.manifests.get(model);
       const once = man.tokenizer.bytes + man.files.reduce((a, f) => a + f.bytes, 0);
-      this.help.textContent = `Press Enter to run ${meta.name} in your browser; nothing you type leaves it. ` +
-        `The first sentence downloads ${mb(once)} once (the ${man.config.n_layer} layers and the vocabulary), ` +
-        `plus ${(man.embeddings.chunk_bytes / 1e3).toFixed(0)} kB of word embeddings for each new block of ` +
-        `${man.embeddings.rows_per_chunk} vocabulary entries your words use (the whole table is ` +
-        `${mb(man.embeddings.table_bytes)}, never fetched in full). Later sentences reuse what is loaded.`;
+      this.help.textContent = t("Press Enter to run {model} in your browser; nothing you type leaves it. " +
+        "The first sentence downloads {once} once (the {layers} layers and the vocabulary), " +
+        "plus {kb} kB of word embeddings for each new block of " +
+        "{rows} vocabulary entries your words use (the whole table is " +
+        "{table}, never fetched in full). Later sentences reuse what is loaded.", {
+        model: meta.name, once: mb(once), layers: man.config.n_layer,
+        kb: I18N.num(man.embeddings.chunk_bytes / 1e3, { digits: 0 }), rows: man.embeddings.rows_per_chunk,
+        table: mb(man.embeddings.table_bytes),
+      });
     }
 
     submit() {
       const text = this.input.value;
       if (!text.trim()) {
-        this.say("The box is empty: type a sentence, then press Enter.");
+        this.say(t("The box is empty: type a sentence, then press Enter."));
         return;
       }
       this.go({ text, sentence: null, word: null }, { run: true });
@@ -355,7 +366,8 @@
         const excluded = new Set((meta.positional[lens] || []).map(([l, h]) => `${l}.${h}`));
         chosen[lens] = sentence.chooseHeads(lens, data.shown, excluded, this.index.tie_tolerance);
       }
-      this.announce(`Computed in your browser: ${data.words.length} words, ${data.tokens.length} tokens.`);
+      this.announce(t("Computed in your browser: {words} words, {tokens} tokens.",
+        { words: data.words.length, tokens: data.tokens.length }));
       this.describeRuntime(); // now: "already loaded"
       return { kind: "typed", data, sentence, chosen, info };
     }
@@ -365,31 +377,32 @@
       if (p.stage === "download") {
         if (p.total > 1e6 && this.announcedTotal !== p.total) {
           this.announcedTotal = p.total;
-          this.announce(`Downloading the model: ${mb(p.total)}.`);
+          this.announce(t("Downloading the model: {total}.", { total: mb(p.total) }));
         }
         this.progress.max = p.total;
         this.progress.value = p.loaded;
-        this.progress.setAttribute("aria-label", "Downloading the model");
-        this.progressText.textContent = `Downloading the model: ${mb(p.loaded)} of ${mb(p.total)}`;
+        this.progress.setAttribute("aria-label", t("Downloading the model"));
+        this.progressText.textContent = t("Downloading the model: {loaded} of {total}", { loaded: mb(p.loaded), total: mb(p.total) });
       } else if (p.stage === "compute") {
         this.progress.max = p.n_layers;
         this.progress.value = p.layer;
-        this.progress.setAttribute("aria-label", "Running the model");
-        this.progressText.textContent = `Running the model: layer ${p.layer} of ${p.n_layers}`;
+        this.progress.setAttribute("aria-label", t("Running the model"));
+        this.progressText.textContent = t("Running the model: layer {layer} of {layers}", { layer: p.layer, layers: p.n_layers });
       } else {
         this.progress.removeAttribute("value"); // indeterminate until the sizes are known
-        this.progressText.textContent = "Starting the model…";
+        this.progressText.textContent = t("Starting the model…");
       }
     }
 
     failed(err) {
       const messages = {
-        "no-tokens": "Nothing to read: every character of this sentence is one the tokenizer drops " +
-          "(control, formatting or unassigned characters). Type some words.",
-        "too-long": "The first word of this sentence is longer than the model can read at once.",
-        network: `The model's files could not be fetched (${err.message}). Check the connection and press Enter again.`,
+        "no-tokens": t("Nothing to read: every character of this sentence is one the tokenizer drops " +
+          "(control, formatting or unassigned characters). Type some words."),
+        "too-long": t("The first word of this sentence is longer than the model can read at once."),
+        network: t("The model's files could not be fetched ({error}). Check the connection and press Enter again.",
+          { error: err.message }),
       };
-      this.say(messages[err.code] || `The sentence could not be run: ${err.message}`);
+      this.say(messages[err.code] || t("The sentence could not be run: {error}", { error: err.message }));
       if (!err.code) console.error(err);
       this.view = this.state.text != null ? { kind: "failed", data: null } : this.view;
       this.render();
@@ -482,7 +495,7 @@
       const all = v && v.data ? v.data.shown.map((w) => this.rowOf(w)) : [];
       const rows = all.filter((r) => !r.missing);
       if (!all.length) {
-        this.summary.textContent = v && v.data ? "No word of this sentence gets a row: it is all punctuation." : "";
+        this.summary.textContent = v && v.data ? t("No word of this sentence gets a row: it is all punctuation.") : "";
         this.matrix.replaceChildren();
         this.detail.replaceChildren();
         return;
@@ -490,13 +503,16 @@
       const lens = this.lenses.get(this.rowLens()) || this.fixes.get(s.lens);
       const over = rows.filter((r) => this.effectOf(r) > idx.threshold).length;
       const unmeasured = all.length - rows.length;
-      this.summary.textContent = !rows.length ? `${meta.name}, lens ${lens.label}: not measured on this sentence ` +
-        `(a sample of the corpus: every ${meta.value_zeroing_every}th sentence).` :
-        `${meta.name}, lens ${lens.label}: on ${over} of ${rows.length} rows [CLS] and [SEP] bring more than ` +
-        `${pct(idx.threshold, 0)} of what the head brings to the word (the warning); ` +
-        `the median row loses ${pct(median(rows.map((r) => r.sink)))} of its weight to them, ` +
-        `and ${pct(median(rows.map((r) => r.punct)))} to punctuation.` +
-        (unmeasured ? ` ${unmeasured} rows are not measured under ${lens.label} on this head's layer.` : "");
+      this.summary.textContent = !rows.length ? t("{model}, lens {lens}: not measured on this sentence " +
+        "(a sample of the corpus: every {every}th sentence).", { model: meta.name, lens: lens.label, every: meta.value_zeroing_every }) :
+        t("{model}, lens {lens}: on {over} of {rows} rows [CLS] and [SEP] bring more than " +
+        "{threshold} of what the head brings to the word (the warning); " +
+        "the median row loses {sink} of its weight to them, " +
+        "and {punct} to punctuation.", {
+          model: meta.name, lens: lens.label, over, rows: rows.length, threshold: pct(idx.threshold, 0),
+          sink: pct(median(rows.map((r) => r.sink))), punct: pct(median(rows.map((r) => r.punct))),
+        }) +
+        (unmeasured ? t(" {n} rows are not measured under {lens} on this head's layer.", { n: unmeasured, lens: lens.label }) : "");
       this.matrix.replaceChildren(this.table(all));
       const selected = all.find((r) => r.w === s.word);
       this.detail.replaceChildren(...(selected ? this.panel(selected, meta) : []));
@@ -511,35 +527,43 @@
       if (v && v.kind === "corpus" && s_fix(this)) return [this.fixNotice(meta)];
       if (!v || v.kind === "corpus" || v.kind === "failed") return [];
       if (v.kind === "unavailable") {
-        return [el("p", { class: "instr-notice", text: `${meta.name} cannot run in the browser on this site; ` +
-          "choose another model to see a sentence of your own." })];
+        return [el("p", { class: "instr-notice", text: t("{model} cannot run in the browser on this site; " +
+          "choose another model to see a sentence of your own.", { model: meta.name }) })];
       }
       if (v.kind === "prompt") {
         const man = this.manifests.get(this.state.model);
-        const size = man ? ` (it downloads about ${mb(man.tokenizer.bytes + man.files.reduce((a, f) => a + f.bytes, 0))} once)` : "";
+        const values = { sentence: quoted(this.state.text), model: meta.name };
+        const prompt = man
+          ? t("This address shows a sentence of its own: {sentence}. " +
+            "To see its rows, run {model} in your browser (it downloads about {size} once).",
+            { ...values, size: mb(man.tokenizer.bytes + man.files.reduce((a, f) => a + f.bytes, 0)) })
+          : t("This address shows a sentence of its own: {sentence}. To see its rows, run {model} in your browser.", values);
         return [el("div", { class: "instr-notice instr-prompt" },
-          el("p", { text: `This address shows a sentence of its own: ${quoted(this.state.text)}. ` +
-            `To see its rows, run ${meta.name} in your browser${size}.` }),
-          el("button", { type: "button", class: "instr-run-link", "data-focus": "run-link", text: "Run the model on it",
+          el("p", { text: prompt }),
+          el("button", { type: "button", class: "instr-run-link", "data-focus": "run-link", text: t("Run the model on it"),
             onclick: () => this.go({ text: this.state.text }, { run: true }) }))];
       }
       const { data, info } = v, out = [];
       if (this.fixes.has(this.state.lens)) {
-        out.push(el("p", { class: "instr-notice", text: `${this.fixes.get(this.state.lens).label} is measured when the ` +
-          "site is built, on the corpus's sentences only: your sentence is shown under α." }));
+        out.push(el("p", { class: "instr-notice", text: t("{fix} is measured when the " +
+          "site is built, on the corpus's sentences only: your sentence is shown under α.",
+          { fix: this.fixes.get(this.state.lens).label }) }));
       }
-      out.push(el("p", { class: "instr-notice", text: `Your sentence, run by ${meta.name} in your browser ` +
-        `(${data.words.length} words, ${data.tokens.length} tokens). The heads are the rule's, applied here: ` +
-        "the same rule as for the corpus, with the positional heads found on the corpus." }));
+      out.push(el("p", { class: "instr-notice", text: t("Your sentence, run by {model} in your browser " +
+        "({words} words, {tokens} tokens). The heads are the rule's, applied here: " +
+        "the same rule as for the corpus, with the positional heads found on the corpus.",
+        { model: meta.name, words: data.words.length, tokens: data.tokens.length }) }));
       if (info.droppedWords) {
-        out.push(el("p", { class: "instr-notice instr-notice-warn", text: `Your sentence has ${info.nTokens} tokens; ` +
-          `the model reads at most ${info.maxTokens}, [CLS] and [SEP] included. Shown: its first ${info.keptWords} ` +
-          `words (${data.tokens.length} tokens); the last ${info.droppedWords} words are left out.` }));
+        out.push(el("p", { class: "instr-notice instr-notice-warn", text: t("Your sentence has {tokens} tokens; " +
+          "the model reads at most {max}, [CLS] and [SEP] included. Shown: its first {kept} " +
+          "words ({shown} tokens); the last {dropped} words are left out.", {
+          tokens: info.nTokens, max: info.maxTokens, kept: info.keptWords, shown: data.tokens.length,
+          dropped: info.droppedWords }) }));
       }
       const unknown = data.words.filter((_, w) => this.isUnknown(w));
       if (unknown.length) {
-        out.push(el("p", { class: "instr-notice", text: `Not in the model's vocabulary, so read as ${info.unk}: ` +
-          `${unknown.map(quoted).join(", ")}. Their rows and columns are marked ${info.unk}.` }));
+        out.push(el("p", { class: "instr-notice", text: t("Not in the model's vocabulary, so read as {unk}: " +
+          "{words}. Their rows and columns are marked {unk}.", { unk: info.unk, words: unknown.map(quoted).join(", ") }) }));
       }
       return out;
     }
@@ -547,11 +571,11 @@
     fixNotice(meta) {
       const fix = this.fixes.get(this.state.lens);
       const every = meta.value_zeroing_every;
-      return el("p", { class: "instr-notice", text: `${fix.label}: ${fix.title}. A layer-level reading (every head, ` +
+      return el("p", { class: "instr-notice", text: t("{fix}: {title}. A layer-level reading (every head, " +
         "the residual included), so the word's own column is large; the sink share counts it, as registered. " +
-        "The head column names the head α opens: the fix is read on its layer." +
-        (this.state.lens === "value_zeroing" && every > 1 ? ` Value zeroing is measured on every ${every}th sentence ` +
-          "of the corpus, and only on that layer." : "") });
+        "The head column names the head α opens: the fix is read on its layer.", { fix: fix.label, title: I18N.data(fix.title) }) +
+        (this.state.lens === "value_zeroing" && every > 1 ? t(" Value zeroing is measured on every {every}th sentence " +
+          "of the corpus, and only on that layer.", { every }) : "") });
     }
 
     isUnknown(w) {
@@ -572,16 +596,16 @@
       const colClass = (k) => k === 0 || k === n + 1 ? "instr-col instr-col-sink"
         : v.punct[k - 1] ? "instr-col instr-col-punct" : "instr-col";
       const head = el("tr", {},
-        el("th", { class: "instr-h-word", scope: "col", text: "Word" }),
-        el("th", { class: "instr-h-meta", scope: "col", text: "Head" }),
-        el("th", { class: "instr-h-meta", scope: "col", text: "Sink",
-          title: "the share of the full row's weight on [CLS] and [SEP], dropped from the display" }),
-        el("th", { class: "instr-h-meta", scope: "col", text: "Effect", title: EFFECT_TITLE }),
-        el("th", { class: "instr-h-meta", scope: "col", text: "Ablation", title: "the sink's share of what this head " +
-          "does to the word, measured by removing its part (corpus sentences, the heads the rule opens)" }),
-        el("th", { class: "instr-h-meta instr-h-punct", scope: "col", text: "Punct." }),
+        el("th", { class: "instr-h-word", scope: "col", text: t("Word") }),
+        el("th", { class: "instr-h-meta", scope: "col", text: t("Head") }),
+        el("th", { class: "instr-h-meta", scope: "col", text: t("Sink"),
+          title: t("the share of the full row's weight on [CLS] and [SEP], dropped from the display") }),
+        el("th", { class: "instr-h-meta", scope: "col", text: t("Effect"), title: effectTitle() }),
+        el("th", { class: "instr-h-meta", scope: "col", text: t("Ablation"), title: t("the sink's share of what this head " +
+          "does to the word, measured by removing its part (corpus sentences, the heads the rule opens)") }),
+        el("th", { class: "instr-h-meta instr-h-punct", scope: "col", text: t("Punct.") }),
         cols.map((c, k) => el("th", { scope: "col", class: colClass(k) }, el("span", { text: c }))),
-        el("th", { class: "instr-h-meta", scope: "col", text: "Content" }));
+        el("th", { class: "instr-h-meta", scope: "col", text: t("Content") }));
       const body = el("tbody", { onkeydown: (e) => this.rowKey(e) });
       for (const r of rows) {
         const word = this.wordLabel(r.w);
@@ -590,7 +614,7 @@
             el("th", { scope: "row", class: "instr-word", text: word }),
             el("td", { class: "instr-head", text: `L${r.lh[0]} H${r.lh[1]}` }),
             el("td", { colspan: String(cols.length + 5), class: "instr-note",
-              text: "not measured on this layer for this sentence (value zeroing: the layer of α's head, on a sample)" })));
+              text: t("not measured on this layer for this sentence (value zeroing: the layer of α's head, on a sample)") })));
           continue;
         }
         const truth = this.truthOf(r), effect = this.effectOf(r);
@@ -606,11 +630,12 @@
         },
         el("th", { scope: "row", class: "instr-word", text: word }),
         el("td", { class: "instr-head" + (r.picked ? " instr-picked" : ""),
-          title: r.picked ? "your pick" : "the instrument's choice", text: `L${r.lh[0]} H${r.lh[1]}` }),
-        el("td", { class: "instr-sink-share", text: pct(r.sink), title: `${pct(r.sink)} of the full row went to [CLS] and [SEP]` }),
+          title: r.picked ? t("your pick") : t("the instrument's choice"), text: `L${r.lh[0]} H${r.lh[1]}` }),
+        el("td", { class: "instr-sink-share", text: pct(r.sink),
+          title: t("{share} of the full row went to [CLS] and [SEP]", { share: pct(r.sink) }) }),
         el("td", {}, badge(effect, warn)),
         el("td", { class: "instr-truth", text: truth ? pct(truth.share) : "—",
-          title: truth ? "the sink's share of this head's effect on the word (ablation)" : "not measured for this head" }),
+          title: truth ? t("the sink's share of this head's effect on the word (ablation)") : t("not measured for this head") }),
         el("td", { class: "instr-punct-share", text: pct(r.punct) }),
         cols.map((c, k) => this.cell(r, k, word, c)),
         el("td", { class: "instr-mass" + (tiny ? " instr-tiny" : ""), text: pct(r.mass) })));
@@ -620,14 +645,14 @@
               el("span", { text: massNote(r, word) }))));
         }
       }
-      return el("table", { class: "instr-matrix", "aria-label": "One row per word: where its attention goes" },
+      return el("table", { class: "instr-matrix", "aria-label": t("One row per word: where its attention goes") },
         el("thead", {}, head), body);
     }
 
     rowLabel(r, word, effect, warn) {
-      return `${word}: layer ${r.lh[0]}, head ${r.lh[1]}${r.picked ? " (your pick)" : ""}; ` +
-        `sink ${pct(r.sink)}; effect ${pct(effect)}${warn ? ", warning: above the threshold" : ""}; punctuation ${pct(r.punct)}; ` +
-        `content ${pct(r.mass)}` + (r.w === this.state.word ? "; open" : "");
+      return t("{word}: layer {layer}, head {head}", { word, layer: r.lh[0], head: r.lh[1] }) + (r.picked ? t(" (your pick)") : "") +
+        t("; sink {sink}; effect {effect}", { sink: pct(r.sink), effect: pct(effect) }) + (warn ? t(", warning: above the threshold") : "") +
+        t("; punctuation {punct}; content {mass}", { punct: pct(r.punct), mass: pct(r.mass) }) + (r.w === this.state.word ? t("; open") : "");
     }
 
     // Arrow keys move between rows; Enter or Space opens one; Home and End go to the ends.
@@ -652,18 +677,19 @@
       const n = r.raw.length - 2;
       if (k === 0 || k === n + 1) {
         return el("td", { class: "instr-cell instr-sink", text: Math.round(r.raw[k] * 100),
-          title: `${to}: ${pct(r.raw[k])} of the full row of ${quoted(word)}, dropped from the display` });
+          title: t("{to}: {share} of the full row of {word}, dropped from the display", { to, share: pct(r.raw[k]), word: quoted(word) }) });
       }
       if (k - 1 === r.w) {
         return el("td", { class: "instr-cell instr-self", text: "·",
-          title: `${quoted(word)} itself: ${pct(r.raw[k])} of the full row, dropped from the display` });
+          title: t("{word} itself: {share} of the full row, dropped from the display", { word: quoted(word), share: pct(r.raw[k]) }) });
       }
       const x = r.shown[k - 1], punct = this.view.data.punct[k - 1];
+      const cellValues = { from: quoted(word), to: quoted(to), shown: pct(x), full: pct(r.raw[k]) };
       return el("td", {
         class: "instr-cell" + (punct ? " instr-punct" : ""),
         style: `--w:${Math.sqrt(x).toFixed(3)}`,
-        title: `${quoted(word)} → ${quoted(to)}${punct ? " (punctuation)" : ""}: ${pct(x)} of the displayed row ` +
-          `(${pct(r.raw[k])} of the full row)`,
+        title: (punct ? t("{from} → {to} (punctuation): {shown} of the displayed row ({full} of the full row)", cellValues)
+          : t("{from} → {to}: {shown} of the displayed row ({full} of the full row)", cellValues)),
         text: x >= 0.095 ? Math.round(x * 100) : "",
       });
     }
@@ -674,9 +700,9 @@
       const lens = this.lenses.get(this.headLens());
       const chosen = v.chosen[this.headLens()][data.shown.indexOf(r.w)];
       if (r.missing) {
-        return [el("p", { class: "instr-detail-title" }, el("strong", { text: `The row of ${quoted(word)}` }),
-          ` on layer ${r.lh[0]}: not measured under ${this.fixes.get(s.lens).label} (a sample of sentences, ` +
-          "on the layer of the head α opens).")];
+        return [el("p", { class: "instr-detail-title" }, el("strong", { text: t("The row of {word}", { word: quoted(word) }) }),
+          t(" on layer {layer}: not measured under {fix} (a sample of sentences, " +
+          "on the layer of the head α opens).", { layer: r.lh[0], fix: this.fixes.get(s.lens).label }))];
       }
       const layer = select([...Array(meta.n_layers).keys()].map((i) => [i, String(i)]),
         (x) => this.pickHead([Number(x), r.lh[1]]), { class: "instr-layer", "data-focus": "layer" });
@@ -687,48 +713,52 @@
       const all = el("input", { type: "checkbox", class: "instr-all", checked: !!s.pickAll, "data-focus": "all",
         id: nextId("instr-all"), onchange: () => this.pickHead(r.lh, all.checked) });
       const reset = el("button", { type: "button", class: "instr-reset", disabled: !r.picked, "data-focus": "reset",
-        text: `Instrument's choice (L${chosen[0]} H${chosen[1]})`,
+        text: t("Instrument's choice (L{layer} H{head})", { layer: chosen[0], head: chosen[1] }),
         onclick: () => this.go({ pick: new Map(), pickAll: null }) });
 
-      const why = r.picked ? "your pick" : `the instrument's choice under ${lens.label}` +
-        (v.kind === "typed" ? ", computed here by the same rule" : "");
+      const why = r.picked ? t("your pick") : t("the instrument's choice under {lens}", { lens: lens.label }) +
+        (v.kind === "typed" ? t(", computed here by the same rule") : "");
       const effect = this.effectOf(r), warn = effect > idx.threshold;
       const notes = [el("p", {},
-        `${pct(r.sink)} of this row went to [CLS] (${pct(r.cls)}) and [SEP] (${pct(r.sep)}), `,
-        `and ${pct(r.self)} to ${quoted(word)} itself. The displayed weights are the remaining `,
-        `${pct(r.mass)}, renormalized to sum to 100%.`),
-      el("p", { class: "instr-effect-note" }, badge(effect, warn, "effect "),
-        ` Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring `,
-        `${pct(effect)} of what the head brings to ${quoted(word)}. The warning reads this share: held to what `,
-        `the sink does, it is the reading that is right when it warns (`,
-        el("a", { href: articleHref(), text: "Part 9" }), ").")];
+        t("{sink} of this row went to [CLS] ({cls}) and [SEP] ({sep}), " +
+        "and {self} to {word} itself. The displayed weights are the remaining " +
+        "{mass}, renormalized to sum to 100%.", {
+          sink: pct(r.sink), cls: pct(r.cls), sep: pct(r.sep), self: pct(r.self), word: quoted(word), mass: pct(r.mass) })),
+      el("p", { class: "instr-effect-note" }, badge(effect, warn, t("effect ")),
+        t(" Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring " +
+        "{effect} of what the head brings to {word}. The warning reads this share: held to what " +
+        "the sink does, it is the reading that is right when it warns (", { effect: pct(effect), word: quoted(word) }),
+        el("a", { href: articleHref(), text: t("Part 9") }), ").")];
       const puncts = data.words.map((x, w) => [x, w]).filter(([, w]) => data.punct[w] && w !== r.w);
       notes.push(el("p", { class: "instr-punct-note" }, puncts.length
-        ? `${pct(r.punct)} of the full row went to punctuation (${puncts.map(([x]) => quoted(x)).join(", ")}): ` +
-          "counted apart from the sink, it stays in the displayed row."
-        : "No punctuation in this sentence besides the word itself."));
+        ? t("{punct} of the full row went to punctuation ({marks}): " +
+          "counted apart from the sink, it stays in the displayed row.",
+          { punct: pct(r.punct), marks: puncts.map(([x]) => quoted(x)).join(", ") })
+        : t("No punctuation in this sentence besides the word itself.")));
       if (warn) {
         notes.push(el("p", { class: "instr-warning" },
-          el("strong", { text: "Warning: " }),
-          `[CLS] and [SEP] bring more than ${pct(idx.threshold, 0)} of what this head brings to ${quoted(word)}. `,
-          "Whatever ranking the row shows describes the smaller part of what the head does here."));
+          el("strong", { text: t("Warning: ") }),
+          t("[CLS] and [SEP] bring more than {threshold} of what this head brings to {word}. " +
+          "Whatever ranking the row shows describes the smaller part of what the head does here.",
+          { threshold: pct(idx.threshold, 0), word: quoted(word) })));
       }
       if (r.mass < idx.tiny_mass) {
         notes.push(el("p", { class: "instr-warning instr-tiny-note", text: massNote(r, word) }));
       }
       notes.push(...this.truthNotes(r, word));
       const toks = data.tokens.filter((_, i) => data.word_ids[i] === r.w);
-      notes.push(el("p", { class: "instr-tokens", text: `${quoted(data.words[r.w])} enters the model as ` +
-        `${toks.map((t) => `“${t}”`).join(" + ")}.` }));
+      notes.push(el("p", { class: "instr-tokens", text: t("{word} enters the model as {tokens}.",
+        { word: quoted(data.words[r.w]), tokens: toks.map(quoted).join(" + ") }) }));
       const titleId = nextId("instr-detail-title");
       this.detail.setAttribute("aria-labelledby", titleId);
       return [
         el("p", { class: "instr-detail-title", id: titleId },
-          el("strong", { text: `The row of ${quoted(word)}` }), ` on layer ${r.lh[0]}, head ${r.lh[1]} (${why})`),
-        el("div", { class: "instr-heads", role: "group", "aria-label": "View this row on another head" },
-          el("span", { class: "instr-heads-label", text: "View on another head:" }),
-          field("Layer", layer), field("Head", headSel),
-          el("div", { class: "instr-field instr-check" }, all, el("label", { for: all.id, text: "for every word" })),
+          el("strong", { text: t("The row of {word}", { word: quoted(word) }) }),
+          t(" on layer {layer}, head {head} ({why})", { layer: r.lh[0], head: r.lh[1], why })),
+        el("div", { class: "instr-heads", role: "group", "aria-label": t("View this row on another head") },
+          el("span", { class: "instr-heads-label", text: t("View on another head:") }),
+          field(t("Layer"), layer), field(t("Head"), headSel),
+          el("div", { class: "instr-field instr-check" }, all, el("label", { for: all.id, text: t("for every word") })),
           reset),
         ...notes,
         this.bars(r, word),
@@ -740,20 +770,24 @@
       const out = [], truth = this.truthOf(r), fix = this.fixes.get(this.state.lens);
       if (fix && this.view.kind === "corpus") {
         const other = r.self < 1 ? r.sink / (1 - r.self) : 0;
-        out.push(el("p", { class: "instr-fix-note", text: `Under ${fix.label} this is the row of layer ${r.lh[0]}, every ` +
-          `head and the residual together: ${pct(r.self)} stays with ${quoted(word)} itself, and the sink share ` +
-          `${pct(r.sink)} counts that column; among the other words only, the sink has ${pct(other)}.` }));
+        out.push(el("p", { class: "instr-fix-note", text: t("Under {fix} this is the row of layer {layer}, every " +
+          "head and the residual together: {self} stays with {word} itself, and the sink share " +
+          "{sink} counts that column; among the other words only, the sink has {other}.", {
+          fix: fix.label, layer: r.lh[0], self: pct(r.self), word: quoted(word), sink: pct(r.sink), other: pct(other) }) }));
       }
       if (truth) {
-        out.push(el("p", { class: "instr-truth-note", text: `Ground truth (ablation, layer ${r.lh[0]}, head ${r.lh[1]}): ` +
-          `taking [CLS] and [SEP]'s part out of this head's output moves ${quoted(word)}'s layer output by ` +
-          `${truth.sink.toExponential(1)} (1 − cos), taking the other tokens' part out by ${truth.content.toExponential(1)}, ` +
-          `and the whole head by ${truth.head.toExponential(1)}: the sink carries ${pct(truth.share)} of what the head ` +
-          `does to the word (the row shown gives it ${pct(r.sink)}). A cosine distance grows as the square of a small ` +
-          "change, so this share sits further from one half than the size of the change would." }));
+        const sci = (x) => I18N.num(x, { exponent: 1 });
+        out.push(el("p", { class: "instr-truth-note", text: t("Ground truth (ablation, layer {layer}, head {head}): " +
+          "taking [CLS] and [SEP]'s part out of this head's output moves {word}'s layer output by " +
+          "{sink} (1 − cos), taking the other tokens' part out by {content}, " +
+          "and the whole head by {whole}: the sink carries {share} of what the head " +
+          "does to the word (the row shown gives it {row}). A cosine distance grows as the square of a small " +
+          "change, so this share sits further from one half than the size of the change would.", {
+          layer: r.lh[0], head: r.lh[1], word: quoted(word), sink: sci(truth.sink), content: sci(truth.content),
+          whole: sci(truth.head), share: pct(truth.share), row: pct(r.sink) }) }));
       } else if (this.view.kind === "corpus") {
-        out.push(el("p", { class: "instr-truth-note", text: "Ground truth (ablation): measured on the heads the rule " +
-          "opens under α, ‖α v‖ and ‖α f(x)‖, not on this one." }));
+        out.push(el("p", { class: "instr-truth-note", text: t("Ground truth (ablation): measured on the heads the rule " +
+          "opens under α, ‖α v‖ and ‖α f(x)‖, not on this one.") }));
       }
       return out;
     }
@@ -776,18 +810,20 @@
         const label = k === 0 ? "[CLS]" : k === n + 1 ? "[SEP]" : this.wordLabel(k - 1);
         const x = sink || self ? null : r.shown[k - 1];
         body.append(el("tr", { class: sink ? "instr-bar-sink" : self ? "instr-bar-self" : punct ? "instr-bar-punct" : "" },
-          el("th", { scope: "row", text: self ? `${label} (itself)` : punct ? `${label} (punctuation)` : label }),
-          el("td", { class: "instr-track" }, x == null ? el("span", { class: "instr-dropped", text: "not shown" }) : bar(x, "instr-bar-shown")),
+          el("th", { scope: "row",
+            text: self ? t("{label} (itself)", { label }) : punct ? t("{label} (punctuation)", { label }) : label }),
+          el("td", { class: "instr-track" },
+            x == null ? el("span", { class: "instr-dropped", text: t("not shown") }) : bar(x, "instr-bar-shown")),
           el("td", { class: "instr-num", text: x == null ? "—" : pct(x) }),
           el("td", { class: "instr-track" }, bar(r.raw[k], sink ? "instr-bar-sinkfill" : self ? "instr-bar-selffill" : "instr-bar-raw")),
           el("td", { class: "instr-num", text: pct(r.raw[k]) })));
       }
       return el("table", { class: "instr-bars" },
-        el("caption", { text: `Where the attention of ${quoted(word)} goes, column by column` }),
+        el("caption", { text: t("Where the attention of {word} goes, column by column", { word: quoted(word) }) }),
         el("thead", {}, el("tr", {},
-          el("th", { scope: "col", text: "To" }),
-          el("th", { scope: "col", colspan: "2", text: "As displayed" }),
-          el("th", { scope: "col", colspan: "2", text: "In the full row" }))),
+          el("th", { scope: "col", text: t("To") }),
+          el("th", { scope: "col", colspan: "2", text: t("As displayed") }),
+          el("th", { scope: "col", colspan: "2", text: t("In the full row") }))),
         body);
     }
 
@@ -803,33 +839,39 @@
 
   // The warning's reading (Part 9, articles/calibration.md): the sink's share of the row under
   // ‖α f(x)‖ on the head shown, the reading held to what the sink does that was right when it warned.
-  const EFFECT_TITLE = "[CLS] and [SEP]'s share of what this head brings to the word, each weight " +
-    "times the size of what it carries (‖α f(x)‖ on this head): the warning reads this";
+  // Read when drawn, not when the script loads: the page's language is the one on screen.
+  const effectTitle = () => t("[CLS] and [SEP]'s share of what this head brings to the word, each weight " +
+    "times the size of what it carries (‖α f(x)‖ on this head): the warning reads this");
 
   function badge(effect, warn, prefix = "") {
-    return el("span", { class: "instr-badge" + (warn ? " instr-badge-warn" : ""), title: EFFECT_TITLE },
-      el("span", { class: "instr-sr", text: warn ? "warning, sink effect " : "sink effect " }),
+    return el("span", { class: "instr-badge" + (warn ? " instr-badge-warn" : ""), title: effectTitle() },
+      el("span", { class: "instr-sr", text: warn ? t("warning, sink effect ") : t("sink effect ") }),
       el("span", { "aria-hidden": "true", text: `${warn ? "⚠ " : ""}${prefix}` }), pct(effect));
   }
 
-  function articleHref() { return siteBase() + "articles/calibration/"; }
+  // Part 9 in the page's language: on a French page whose scripts are shared with the English
+  // site (siteBase() is the English root), the French edition's article under fr/.
+  function articleHref() {
+    const base = siteBase(), fr = base + "fr/";
+    return (I18N.lang === "fr" && location.href.startsWith(fr) ? fr : base) + "articles/calibration/";
+  }
 
   function massNote(r, word) {
-    return `Content mass ${pct(r.mass)}: this row shows what is left after ${pct(r.sink)} went to ` +
-      `[CLS]/[SEP] and ${pct(r.self)} to ${quoted(word)} itself.`;
+    return t("Content mass {mass}: this row shows what is left after {sink} went to " +
+      "[CLS]/[SEP] and {self} to {word} itself.", { mass: pct(r.mass), sink: pct(r.sink), self: pct(r.self), word: quoted(word) });
   }
 
   function legend() {
     return el("div", { class: "instr-legend" },
       el("span", {}, el("span", { class: "instr-swatch instr-swatch-shade" }),
-        "shade: share of the displayed row (square-root scale; numbers in %)"),
+        t("shade: share of the displayed row (square-root scale; numbers in %)")),
       el("span", {}, el("span", { class: "instr-swatch instr-sink" }),
-        "[CLS], [SEP]: dropped from the display; number = % of the full row"),
+        t("[CLS], [SEP]: dropped from the display; number = % of the full row")),
       el("span", {}, el("span", { class: "instr-swatch instr-punct" }),
-        "punctuation: kept in the display, its full-row share in Punct."),
-      el("span", {}, el("span", { class: "instr-swatch instr-self", text: "·" }), "the word itself, dropped"),
+        t("punctuation: kept in the display, its full-row share in Punct.")),
+      el("span", {}, el("span", { class: "instr-swatch instr-self", text: "·" }), t("the word itself, dropped")),
       el("span", {}, el("span", { class: "instr-badge instr-badge-warn", text: "⚠" }),
-        "warning: the sink brings more than half of what the head brings (Effect)"));
+        t("warning: the sink brings more than half of what the head brings (Effect)")));
   }
 
   // -- wiring: Material's instant navigation swaps pages without reloading scripts ----------
@@ -845,7 +887,7 @@
       current = new Instrument(root, index, window.InstrumentCore);
       await current.fromHash();
     } catch (err) {
-      root.textContent = `The instrument could not start: ${err.message}`;
+      root.textContent = t("The instrument could not start: {error}", { error: err.message });
       console.error(err);
     }
   }

@@ -21,13 +21,20 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
+  // An error's text in the page's language where javascripts/i18n.js is loaded (the page,
+  // the worker); as written elsewhere (Node's tests).
+  function t(english, values) {
+    const i18n = typeof globalThis !== "undefined" && globalThis.liveI18n;
+    return i18n ? i18n.t(english, values) : english.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  }
+
   const QUANT = 65535; // model/views.py: alpha published as round(alpha * 65535)
   const FIXES = new Set(["kobayashi2021", "alti", "value_zeroing"]); // model/truth.py FIXES
 
   /** base64 of little-endian uint16 -> Float32Array of q / 65535. */
   function decodeAlpha(text, count) {
     const bin = atob(text);
-    if (bin.length !== 2 * count) throw new Error(`alpha holds ${bin.length / 2} values, expected ${count}`);
+    if (bin.length !== 2 * count) throw new Error(t("alpha holds {n} values, expected {count}", { n: bin.length / 2, count }));
     const out = new Float32Array(count);
     for (let i = 0; i < count; i++) out[i] = (bin.charCodeAt(2 * i) | (bin.charCodeAt(2 * i + 1) << 8)) / QUANT;
     return out;
@@ -60,10 +67,12 @@
       this.nh = data.n_heads;
       const T = this.wm.T, n = this.L * this.nh * T;
       this.alpha = typeof data.alpha === "string" ? decodeAlpha(data.alpha, n * T) : data.alpha;
-      if (this.alpha.length !== n * T) throw new Error(`alpha has ${this.alpha.length} values, expected ${n * T}`);
+      if (this.alpha.length !== n * T) {
+        throw new Error(t("alpha has {n} values, expected {count}", { n: this.alpha.length, count: n * T }));
+      }
       this.norms = { value_norm: data.value_norm, output_norm: data.output_norm };
       for (const [k, v] of Object.entries(this.norms)) {
-        if (v.length !== n) throw new Error(`${k} has ${v.length} values, expected ${n}`);
+        if (v.length !== n) throw new Error(t("{name} has {n} values, expected {count}", { name: k, n: v.length, count: n }));
       }
       this.punct = data.punct;
     }
@@ -73,7 +82,7 @@
       const { T, K, col, size } = this.wm;
       const base = (l * this.nh + h) * T;
       const norms = lens === "alpha" ? null : this.norms[lens];
-      if (lens !== "alpha" && !norms) throw new Error(`unknown lens ${lens}`);
+      if (lens !== "alpha" && !norms) throw new Error(t("unknown lens {lens}", { lens }));
       const out = new Float64Array(K), weighted = new Float64Array(T);
       const wids = this.data.word_ids;
       for (let i = 0; i < T; i++) {

@@ -21,6 +21,13 @@
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
+  // An error's text in the page's language where javascripts/i18n.js is loaded (the page,
+  // the worker); as written elsewhere (Node's tests).
+  function t(english, values) {
+    const i18n = typeof globalThis !== "undefined" && globalThis.liveI18n;
+    return i18n ? i18n.t(english, values) : english.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  }
+
   /** Sorted [[first, last], ...] ranges -> a membership test by binary search. */
   function rangeSet(ranges) {
     const lo = Int32Array.from(ranges, (r) => r[0]), hi = Int32Array.from(ranges, (r) => r[1]);
@@ -48,7 +55,7 @@
       this.vocab = new Map(rec.vocab.map((t, i) => [t, i]));
       this.tokens = rec.vocab;
       this.unk = this.vocab.get(rec.unk);
-      if (this.unk === undefined) throw new Error(`unknown token ${rec.unk} is not in the vocabulary`);
+      if (this.unk === undefined) throw new Error(t("unknown token {token} is not in the vocabulary", { token: rec.unk }));
       this.prefix = rec.prefix;
       this.maxChars = rec.max_chars;
       this.cls = rec.cls;

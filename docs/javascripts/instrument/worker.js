@@ -2,16 +2,17 @@
 // needs, once), tokenizes, runs the forward pass, and posts back the same token-level
 // data as a corpus sentence's file (docs/javascripts/instrument/core.js reads both).
 //
-// Messages in:  {type: "run", id, manifest: URL, text}
+// Messages in:  {type: "run", id, manifest: URL, text, lang}   (lang: the page's, "en" if absent)
 // Messages out: {type: "progress", id, stage: "download", loaded, total}
 //               {type: "progress", id, stage: "compute", layer, n_layers}
 //               {type: "result", id, data, info}   (typed arrays transferred)
-//               {type: "error", id, code, message}
+//               {type: "error", id, code, message}   (message in the run's language: ../i18n.js)
 // Every file comes from the site's own host; nothing else is ever requested.
-/* global importScripts, InstrumentEncoder, InstrumentTokenizer, InstrumentCore */
+/* global importScripts, InstrumentEncoder, InstrumentTokenizer, InstrumentCore, liveI18n */
 "use strict";
 
-importScripts("core.js", "tokenizer.js", "encoder.js");
+importScripts("../i18n.js", "core.js", "tokenizer.js", "encoder.js");
+const t = liveI18n.t;
 
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
   throw new Error("the runtime's weights are little-endian; this machine is not");
@@ -25,26 +26,31 @@ class RunError extends Error {
 
 async function fetchBytes(url, expected, onBytes) {
   const res = await fetch(url);
-  if (!res.ok) throw new RunError("network", `${new URL(url).pathname}: HTTP ${res.status}`);
+  if (!res.ok) throw new RunError("network", t("{path}: HTTP {status}", { path: new URL(url).pathname, status: res.status }));
   const out = new Uint8Array(expected);
   let at = 0;
   const reader = res.body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (at + value.length > expected) throw new RunError("network", `${new URL(url).pathname}: larger than the manifest says`);
+    if (at + value.length > expected) {
+      throw new RunError("network", t("{path}: larger than the manifest says", { path: new URL(url).pathname }));
+    }
     out.set(value, at);
     at += value.length;
     onBytes(value.length);
   }
-  if (at !== expected) throw new RunError("network", `${new URL(url).pathname}: ${at} bytes, expected ${expected}`);
+  if (at !== expected) {
+    throw new RunError("network", t("{path}: {bytes} bytes, expected {expected}",
+      { path: new URL(url).pathname, bytes: liveI18n.num(at), expected: liveI18n.num(expected) }));
+  }
   return out.buffer;
 }
 
 async function model(manifestUrl) {
   if (!models.has(manifestUrl)) {
     const res = await fetch(manifestUrl);
-    if (!res.ok) throw new RunError("network", `${new URL(manifestUrl).pathname}: HTTP ${res.status}`);
+    if (!res.ok) throw new RunError("network", t("{path}: HTTP {status}", { path: new URL(manifestUrl).pathname, status: res.status }));
     const manifest = await res.json();
     models.set(manifestUrl, { manifest, tokenizer: null, weights: null, chunks: new Map() });
   }
@@ -75,10 +81,10 @@ async function run(msg) {
     m.tokenizer = new InstrumentTokenizer.WordPiece(JSON.parse(new TextDecoder().decode(buf)));
   }
   const full = m.tokenizer.encode(text);
-  if (full.words.length === 0) throw new RunError("no-tokens", "nothing to read");
+  if (full.words.length === 0) throw new RunError("no-tokens", t("nothing to read"));
   const cut = InstrumentTokenizer.truncateWords(full, man.config.max_position);
   const enc = cut.enc;
-  if (enc.words.length === 0) throw new RunError("too-long", "the first word alone is longer than the model's limit");
+  if (enc.words.length === 0) throw new RunError("too-long", t("the first word alone is longer than the model's limit"));
 
   // What is still missing: the layers (first sentence only) and the embedding chunks of these ids.
   const R = man.embeddings.rows_per_chunk;
@@ -119,12 +125,13 @@ async function run(msg) {
   postMessage({ type: "result", id, data, info }, [out.alpha.buffer, out.value_norm.buffer, out.output_norm.buffer]);
 }
 
-// One sentence at a time: a second one waits, and finds the files the first fetched.
+// One sentence at a time: a second one waits, and finds the files the first fetched. Each
+// runs in the language of the page that sent it (core.js and tokenizer.js read it too).
 let queue = Promise.resolve();
 self.onmessage = (e) => {
   const msg = e.data;
   if (msg.type !== "run") return;
-  queue = queue.then(() => run(msg)).catch((err) => {
+  queue = queue.then(() => { liveI18n.setLang(msg.lang || "en"); return run(msg); }).catch((err) => {
     postMessage({ type: "error", id: msg.id, code: err.code || "internal", message: String(err.message || err) });
   });
 };
