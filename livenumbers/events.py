@@ -21,11 +21,11 @@ from typing import Callable
 
 import jinja2
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from . import authoring, background, gate, i18n, notebook, published, render
+from . import authoring, background, gate, notebook, notebook_pages, published, render
 from . import files as site_files
 from .errors import UserError
 
@@ -168,7 +168,6 @@ class Events:
 
     def on_post_build(self, config) -> None:
         _wait(None)  # a notebook no page read (excluded, say) still ends, and its error shows
-        i18n.publish_sitemaps(config.site_dir, self.settings.languages)
         self.builds += 1
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
@@ -231,20 +230,12 @@ class Events:
 
 
 def _notebook_page(page: str, executed: Path, languages, config) -> File:
-    """The page of notebook `page`, read from its executed copy (`executed`/`page`) and
-    wrapped as mkdocs-jupyter wraps a notebook, at its edition's address (/fr/... for
-    notebooks/x.fr.ipynb, as mkdocs-static-i18n addresses a page)."""
+    """The page of notebook `page`, read from its executed copy (`executed`/`page`), at its
+    edition's address (/fr/... for notebooks/x.fr.ipynb, as mkdocs-static-i18n addresses a page)."""
     file = File(page, src_dir=str(executed), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls)
-    jupyter = config.plugins.get("mkdocs-jupyter")
-    if jupyter is not None:
-        file = next(iter(jupyter.on_files(Files([file]), config=config)))
     lang = languages.of(page)
     prefix = "" if lang == languages.default else f"{lang}/"
-    stem = prefix + languages.base(page).rsplit(".", 1)[0]
-    file.dest_path = f"{stem}/index.html" if config.use_directory_urls else f"{stem}.html"
-    file.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, file.dest_path))
-    file.url = f"{stem}/" if config.use_directory_urls else f"{stem}.html"
-    return file
+    return notebook_pages.as_page(file, prefix + languages.base(page).rsplit(".", 1)[0], config)
 
 
 def _mark_pages_stale(site_dir: str) -> None:

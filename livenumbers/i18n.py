@@ -19,7 +19,6 @@ are in livenumbers/locales/; a site's catalogue adds to them and may override th
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,17 +85,6 @@ def languages_of(raw_config: dict) -> Languages:
             default = [lang["locale"] for lang in langs if lang.get("default")]
             return Languages(tuple(default + [lang["locale"] for lang in langs if not lang.get("default")]))
     return Languages()
-
-
-def publish_sitemaps(site_dir: Path, languages: Languages) -> None:
-    """Each edition's folder gets the site's sitemap (which lists every edition's pages):
-    Material's language switcher reads `/fr/sitemap.xml` to send a reader to the same page
-    in the other language, not to its home."""
-    for name in ("sitemap.xml", "sitemap.xml.gz"):
-        source = Path(site_dir) / name
-        for lang in languages.others:
-            if source.is_file() and (Path(site_dir) / lang).is_dir():
-                shutil.copyfile(source, Path(site_dir) / lang / name)
 
 
 def skeleton(text: str) -> tuple[str, list[str]]:

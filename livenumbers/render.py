@@ -69,12 +69,24 @@ def executed_notebook(settings: gate.Settings, report: gate.Report, page: str) -
                             settings.cache_dir, settings.docs_dir.parent) / page
 
 
+NOTEBOOK_HOOK = "notebook_pages.py"   # in OUT, beside mkdocs.yml: livenumbers/notebook_pages.py
+
+
+def _needs_notebook_hook(raw: dict) -> bool:
+    names = {p if isinstance(p, str) else next(iter(p)) for p in raw.get("plugins") or []}
+    return {"i18n", "mkdocs-jupyter"} <= names
+
+
 def plain_config(raw: dict) -> str:
     """The project's mkdocs.yml (parsed by `config.read`) for a builder that runs no
-    engine (`config.without_engine`), as YAML."""
+    engine (`config.without_engine`), as YAML; with the i18n and Jupyter plugins both, its
+    one hook keeps notebooks pages (livenumbers/notebook_pages.py)."""
     head = ("# Written by `render`: the project's mkdocs.yml without its live-numbers engine.\n"
             "# Every page's numbers, tables and charts are already in its Markdown.\n")
-    return head + config.write(config.without_engine(raw))
+    plain = config.without_engine(raw)
+    if _needs_notebook_hook(raw):
+        plain = {**plain, "hooks": [NOTEBOOK_HOOK]}
+    return head + config.write(plain)
 
 
 # -- the whole tree ------------------------------------------------------------------------------
@@ -108,6 +120,8 @@ def _fill(tmp: Path, settings: gate.Settings, report: gate.Report, yml: str, con
     docs = tmp / settings.docs_dir.relative_to(config_file.parent.resolve())
     shutil.copytree(settings.docs_dir, docs, ignore=shutil.ignore_patterns("__pycache__", ".*"))
     (tmp / "mkdocs.yml").write_text(yml, encoding="utf-8")
+    if f"- {NOTEBOOK_HOOK}" in yml:
+        shutil.copyfile(Path(__file__).parent / "notebook_pages.py", tmp / NOTEBOOK_HOOK)
     for page, text in report.rendered.items():
         (docs / page).write_text(text, encoding="utf-8")
     for page in report.notebook_cells:

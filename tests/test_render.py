@@ -48,11 +48,14 @@ def assert_same_site(plain: Path, hooked: Path) -> None:
 # -- mkdocs.yml without hooks ---------------------------------------------------------------------
 
 def test_the_plain_config_has_no_hooks_and_no_hook_settings():
+    """None of the engine's: its one hook keeps notebooks pages under the i18n plugin
+    (livenumbers/notebook_pages.py, which imports only MkDocs)."""
     raw = config.read(ROOT / "mkdocs.yml")
     plain = render.plain_config(raw)
     assert plain.startswith("# Written by `render`")
     back = config.read_text(plain)
-    assert "hooks" not in back and "live_numbers" not in back.get("extra", {})
+    assert back["hooks"] == [render.NOTEBOOK_HOOK] and "live_numbers" not in back.get("extra", {})
+    assert "livenumbers" not in (ROOT / "livenumbers" / render.NOTEBOOK_HOOK).read_text(encoding="utf-8").split('"""')[2]
     assert back["validation"] == {**raw["validation"], "anchors": "ignore"}
     # Everything else as it was, the !ENV tag included (a YAML round trip: the same data).
     same = lambda d: {k: v for k, v in d.items() if k not in ("hooks", "extra", "validation")}

@@ -243,11 +243,11 @@
       "non sur celle-ci.",
     "{label} (itself)": "{label} (lui-même)",
     "{label} (punctuation)": "{label} (ponctuation)",
-    "not shown": "non affiché",
+    "not shown": "masqué",
     "Where the attention of {word} goes, column by column": "Où va l'attention de {word}, colonne par colonne",
     "To": "Vers",
-    "As displayed": "Telle qu'affichée",
-    "In the full row": "Dans la ligne complète",
+    "As displayed": "Affichée",
+    "In the full row": "Ligne complète",
 
     // -- the disclosure badge and the legend ------------------------------------------------
     ["[CLS] and [SEP]'s share of what this head brings to the word, each weight times the size of what " +
