@@ -29,7 +29,6 @@ import dataclasses
 import fcntl
 import functools
 import http.server
-import itertools
 import os
 import shutil
 import subprocess
