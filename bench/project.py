@@ -74,17 +74,17 @@ def prose_edit(copy: Path, n: int) -> str:
 
 
 def study_copy(docs: Path, dst: Path, key: str) -> Path:
-    """study.yml from `docs` listing model `key` alone (its corpus and flip pairs beside
-    it), for measuring one model by itself."""
-    from model.study import with_models   # the snapshot's model/, imported by then (bench/__main__.py)
+    """study.yml from `docs` listing model `key` alone (every file it reads beside it: the
+    corpus, the flip pairs, Part 9's confirmation corpus), for measuring one model by itself."""
+    from model import study   # the snapshot's model/, imported by then (bench/__main__.py)
 
     raw = yaml.safe_load((docs / "study.yml").read_text(encoding="utf-8"))
-    raw = with_models(raw, [m for m in raw["models"] if m["key"] == key])
+    raw = study.with_models(raw, [m for m in raw["models"] if m["key"] == key])
     dst.mkdir(parents=True)
-    for name in (raw["corpus"], raw.get("flip_pairs")):
-        if name:
-            (dst / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(docs / name, dst / name)
+    for path in study.load(docs / "study.yml").files:
+        target = dst / path.relative_to(docs)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
     (dst / "study.yml").write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return dst / "study.yml"
 
