@@ -182,14 +182,13 @@ def number_locale(lang: str) -> dict:
 
 
 def _legend_fields(node, out: set[str]) -> set[str]:
-    """The fields a spec's legend and facet channels encode."""
+    """The fields a spec's legend and facet channels encode (in any layer or concatenation)."""
     if isinstance(node, dict):
+        encoding = node["encoding"] if isinstance(node.get("encoding"), dict) else {}
         for channel in _LEGEND_CHANNELS:
-            enc = node.get("encoding", {}).get(channel) if isinstance(node.get("encoding"), dict) else None
-            for e in ([enc] if isinstance(enc, dict) else []) + ([node[channel]] if channel in ("row", "column", "facet")
-                                                                   and isinstance(node.get(channel), dict) else []):
-                if isinstance(e.get("field"), str):
-                    out.add(e["field"])
+            for part in (encoding.get(channel), node.get(channel) if channel in ("row", "column", "facet") else None):
+                if isinstance(part, dict) and isinstance(part.get("field"), str):
+                    out.add(part["field"])
         for v in node.values():
             _legend_fields(v, out)
     elif isinstance(node, list):
