@@ -44,7 +44,7 @@ def run_command(args, settings) -> int:
     if args.command == "accept":
         accepted = gate.accept(settings, exact=args.exact)
         print(accepted.text)
-        return 0 if not (accepted.failed_claims or accepted.fragile) else 1
+        return 1 if accepted.refused else 0
     if args.command == "numbers":
         print(finder.listing(settings, args.pattern, limit=args.limit))
         return 0

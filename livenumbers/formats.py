@@ -3,7 +3,10 @@
 A format says how a number is printed and, with it, how far it may move before the
 printed value could change: the lock's default tolerance is half the last printed unit.
 Formats: pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, ord, text, yesno, each
-optionally followed by ~TOL (a figure that is noise, locked to within TOL).
+optionally followed by ~TOL (a figure that is noise, locked to within TOL); and below:B, a
+figure that is rounding noise printed as the bound B it stays under on every machine
+(livenumbers/printed.py); and about:N, a count rounded to N zeros ("about 1,350"), what
+accept prints where a count's last digit is not the same on every machine.
 
 The flat namespace a page cites is the source's (livenumbers/source.py); `nested` gives
 the same values as nested dicts for claims (`model.stat == 0`).
@@ -52,7 +55,8 @@ def md_text(value: Any) -> str:
 
 # -- formats ------------------------------------------------------------------------------
 
-_FORMAT = re.compile(r"^(?:(pct|pp|fixed|ratio|sci):(\d)|(int|ord|text|yesno))(?:~(\d+(?:\.\d*)?(?:e-?\d+)?))?$")
+_NUMBER = r"\d+(?:\.\d*)?(?:e-?\d+)?"
+_FORMAT = re.compile(rf"^(?:(pct|pp|fixed|ratio|sci|about):(\d)|(int|ord|text|yesno))(?:~({_NUMBER}))?$|^below:({_NUMBER})$")
 
 
 @functools.lru_cache(maxsize=256)   # thousands of citations, a few dozen formats
@@ -61,16 +65,18 @@ def parse_format(fmt: str) -> tuple[str, int, float | None]:
     to within TOL: for figures that are rounding noise (float32 against float64), which
     differ from one CPU to the next while what they say (agreement within TOL) holds."""
     m = _FORMAT.match(fmt) if isinstance(fmt, str) else None
-    if not m:
+    if not m or (m.group(5) and not float(m.group(5)) > 0):
         raise NumberError(
             f"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, ord, text or yesno, "
-            f"optionally followed by ~TOLERANCE (sci:1~1e-5){_format_hint(fmt)}"
+            f"optionally followed by ~TOLERANCE (sci:1~1e-5), or below:BOUND (below:1e-5){_format_hint(fmt)}"
         )
+    if m.group(5):
+        return ("below", 0, float(m.group(5)))
     noise = float(m.group(4)) if m.group(4) else None
     return (m.group(1), int(m.group(2)), noise) if m.group(1) else (m.group(3), 0, noise)
 
 
-_DIGIT_KINDS = ("pct", "pp", "fixed", "ratio", "sci")
+_DIGIT_KINDS = ("pct", "pp", "fixed", "ratio", "sci", "about")
 _PLAIN_KINDS = ("int", "ord", "text", "yesno")
 _KIND_WORDS = {"percent": "pct", "percentage": "pct", "float": "fixed", "decimal": "fixed", "number": "fixed",
                "integer": "int", "count": "int", "bool": "yesno", "boolean": "yesno", "str": "text", "string": "text",
@@ -104,13 +110,21 @@ def default_format(value: Any) -> str:
 def format_value(key: str, value: Any, fmt: str, language: str = "en") -> str:
     """`value` as `fmt` prints it in `language`: English as written here, any other
     language by Babel's rules for it ("26,5 %", "23 341")."""
-    kind, digits, _ = parse_format(fmt)
+    kind, digits, bound = parse_format(fmt)
     if kind == "text":
         return str(value)
     if isinstance(value, str):
         raise NumberError(f"{key!r} is text ({value!r}); cite it with format 'text'")
-    if kind in ("int", "ord") and float(value) != int(value):
+    if kind == "below":
+        if not float(value) < bound:
+            raise NumberError(f"{key!r} = {value!r} is not below its bound {bound:g} (format {fmt!r})")
+        return format_value(key, bound, "sci:0", language)
+    if kind in ("int", "ord", "about") and float(value) != int(value):
         raise NumberError(f"{key!r} = {value!r} is not a whole number; format {kind!r} would hide that")
+    if kind == "about":   # a count to the nearest 10^digits (half up: counts are never negative)
+        rounded = int((int(value) + 5 * 10 ** (digits - 1)) // 10 ** digits * 10 ** digits) if digits else int(value)
+        number = format_value(key, rounded, "int", language)
+        return f"{_WORDS.get(language, {}).get('about', 'about')} {number}"
     if language != "en":
         return _localized(value, kind, digits, language)
     if kind == "yesno":
@@ -131,7 +145,7 @@ def format_value(key: str, value: Any, fmt: str, language: str = "en") -> str:
 # What Babel has no pattern for: yes and no, ordinals, and a unit's typography. French
 # sets % off by a narrow no-break space (U+202F, Babel's CLDR data has U+00A0), "pp" by a
 # no-break space; "×" stays against its number, as in "0,63×".
-_WORDS = {"fr": {"yes": "oui", "no": "non", "pp": "\u00a0pp"}}
+_WORDS = {"fr": {"yes": "oui", "no": "non", "pp": "\u00a0pp", "about": "environ"}}
 
 
 def _localized(value: Any, kind: str, digits: int, language: str) -> str:
@@ -177,10 +191,12 @@ def tolerance(fmt: str, value: Any) -> float:
     by more than rounding. Text, yes/no and whole numbers must match exactly. A "~TOL"
     format is locked to within TOL instead (see parse_format)."""
     kind, digits, noise = parse_format(fmt)
-    if noise is not None:
+    if noise is not None:   # ~TOL, or below:B (anywhere under the bound)
         return noise
     if kind in ("text", "yesno", "int", "ord"):
         return 0.0
+    if kind == "about":
+        return 0.5 * 10**digits
     if kind in ("pct", "pp"):
         return 0.5 * 10 ** -(digits + 2)
     if kind == "sci":  # the last printed digit's unit: 10^(exponent as printed - digits)

@@ -15,12 +15,12 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cache, config, formats, i18n, lock, timing
+from . import cache, config, formats, i18n, lock, printed, timing
 from .buildinfo import BuildInfo
 from .config import LOCK_FILE, TRANSLATIONS
 from .markup import Citation, Claim, PageError, Problem, Renderer
 from .references import REFERENCES_FILE, Bibliography
-from .report import Accepted, Drift, Fragile, Report
+from .report import Accepted, Drift, Fragile, Report, Reprinted
 from .source import Source
 
 log = logging.getLogger("mkdocs.plugins.live_numbers.gate")
@@ -181,7 +181,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
         raise PageError(problems)
     for out in rendered_all:
         report.routes.setdefault(out.page, set()).update(out.routes)
-    _compare(report, rendered_all, renderer.numbers, locked)
+    _compare(report, rendered_all, renderer.numbers, locked, settings.languages)
     return report
 
 
@@ -259,42 +259,111 @@ def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: 
     return render
 
 
-def _compare(report: Report, rendered, fresh_numbers: dict, locked: lock.Lock) -> None:
-    tightest: dict[str, float] = {}
-    explicit: set[str] = set()   # cited with ~TOL somewhere: the author declared it noise
+def margin_floor(results: dict) -> float:
+    """The margin a published decision must clear (the results' `picks.margin_floor`)."""
+    return float(results.get("picks", {}).get("margin_floor", 0.0))
+
+
+def _discrete(value) -> bool:
+    return isinstance(value, (bool, int, str))
+
+
+def _compare(report: Report, rendered, fresh_numbers: dict, locked: lock.Lock, languages: i18n.Languages) -> None:
+    report.all_citations = [(languages.of(out.page), c) for out in rendered for c in out.citations]
+    of_record = {k: e.value for k, e in locked.numbers.items() if k in report.numbers and not lock.moved(e, report.numbers[k])}
+    report.fresh = fresh_entries(report.all_citations, fresh_numbers, margin_floor(report.results), recorded=of_record)
     for out in rendered:
         for c in out.citations:
             report.cited.setdefault(c.key, set()).add(c.page)
-            tol = formats.tolerance(c.fmt, fresh_numbers[c.key])
-            tightest[c.key] = min(tol, tightest.get(c.key, tol))
-            if formats.parse_format(c.fmt)[2] is not None:
-                explicit.add(c.key)
         report.failed_claims += [c for c in out.claims if not c.holds]
-    floor = report.results.get("picks", {}).get("margin_floor", 0.0)
-    margins: dict[str, float] = {}   # the margins that matter: turning would move the value past its tolerance
-    for key in sorted(set(report.cited) - explicit):
-        found = fresh_numbers.margin(key) if hasattr(fresh_numbers, "margin") else None
-        if found is not None and found[1] > tightest[key] and found[0] < float("inf"):
-            margins[key] = float(f"{found[0]:.3g}")
-    report.fresh = {k: lock.Locked(fresh_numbers[k], tightest[k], margins.get(k)) for k in sorted(tightest)}
-    # A pick is fragile if its margin was below the floor where the lock was written, or is
-    # now far below it (a fifth: well inside the rounding that separates machines) here.
-    # Another machine's margins differ from the writer's by rounding; a reader's build fails
-    # on a value that moved, not on a margin that moved a little (`accept` holds the writer
-    # to the whole floor).
-    for key, margin in margins.items():
-        recorded = locked.numbers[key].margin if key in locked.numbers else None
-        if (recorded is not None and recorded < floor) or margin < floor / 5:
-            report.fragile.append(Fragile(key, margin if recorded is None else min(margin, recorded), floor,
-                                          sorted(report.cited[key])))
+    floor = margin_floor(report.results)
+    # A pick of a word, a head, a row (a value turning would change beyond any rounding) is
+    # fragile if its margin is below the floor here: no format prints both outcomes alike.
+    # Counts and shares near a tie are printed so that either outcome prints the same (accept's
+    # steady formats, printed.py), and a reader's build compares what is printed.
+    report.fragile = fragile(report, fresh_numbers, floor)
+    report.undecided = undecided(report, fresh_numbers)
     for key in sorted(report.cited):
         if key not in locked.numbers:
             report.unlocked.append(key)
-        elif lock.moved(locked.numbers[key], fresh_numbers[key]):
-            entry = locked.numbers[key]
+            continue
+        entry = locked.numbers[key]
+        if lock.moved(entry, fresh_numbers[key]):
             report.drifts.append(Drift(key, entry.value, fresh_numbers[key], entry.tolerance, sorted(report.cited[key])))
+        for where, text in sorted(report.fresh[key].printed.items()):
+            if entry.printed.get(where) != text:
+                report.reprinted.append(Reprinted(key, where, entry.printed.get(where), text, sorted(report.cited[key])))
     report.uncited = sorted(set(locked.numbers) - set(report.cited))
     report.provenance_changes = lock.provenance_changes(locked.provenance, report.provenance)
+
+
+def fresh_entries(citations, fresh_numbers, floor: float, steady: bool = False,
+                  recorded: dict | None = None) -> dict[str, lock.Locked]:
+    """What the lock would hold for each cited key: its value, the tightest tolerance of the
+    formats it is printed in, the margin of the decision behind it where turning could move it
+    past that tolerance, and what each (language, format) prints. With `steady` (accept), a
+    citation whose text another machine's rounding could change prints the value of record
+    instead, to within its noise (printed.py), recorded in `shown`; a citation that cannot be
+    so printed keeps its page's format (accept then refuses)."""
+    margin_of = getattr(fresh_numbers, "margin", lambda key: None)
+    recorded = recorded or {}   # key -> the value the lock will hold (a stated tolerance prints it)
+    tightest: dict[str, float] = {}
+    explicit: set[str] = set()   # cited with ~TOL somewhere: the author declared it noise
+    texts: dict[str, dict[str, str]] = {}
+    shown: dict[str, dict[str, str]] = {}
+    for language, c in citations:
+        value = fresh_numbers[c.key]
+        fmt = c.fmt
+        if steady:
+            fmt = printed.steady_format(value, c.requested, margin_of(c.key), floor) or c.requested
+            if fmt != c.requested:
+                shown.setdefault(c.key, {})[c.requested] = fmt
+        tol = formats.tolerance(fmt, value)
+        tightest[c.key] = min(tol, tightest.get(c.key, tol))
+        if formats.parse_format(fmt)[2] is not None:
+            explicit.add(c.key)
+        texts.setdefault(c.key, {})[printed.slot(language, fmt)] = formats.format_value(
+            c.key, recorded.get(c.key, value) if printed.stated(fmt) else value, fmt, language)
+    out = {}
+    for key in sorted(tightest):
+        found = margin_of(key) if key not in explicit else None
+        margin = float(f"{found[0]:.3g}") if found is not None and found[1] > tightest[key] and found[0] < float("inf") else None
+        out[key] = lock.Locked(fresh_numbers[key], tightest[key], margin, texts[key], shown.get(key, {}))
+    return out
+
+
+def fragile(report: Report, fresh_numbers, floor: float) -> list[Fragile]:
+    """Cited picks whose value would change past any rounding if they turned (their step is
+    unbounded: a word, a head) and whose margin is below the floor."""
+    margin_of = getattr(fresh_numbers, "margin", lambda key: None)
+    found = []
+    for key in sorted(report.cited):
+        m = margin_of(key)
+        if m is not None and m[1] == float("inf") and m[0] < floor:
+            found.append(Fragile(key, float(f"{m[0]:.3g}"), floor, sorted(report.cited[key])))
+    return found
+
+
+def steadiness(report: Report, fresh_numbers, floor: float) -> list:
+    """The citations no format prints steadily (livenumbers/printed.py)."""
+    margin_of = getattr(fresh_numbers, "margin", lambda key: None)
+    found = {}
+    for _, c in report.all_citations:
+        if c.key not in found:
+            u = printed.unsteady(c.key, fresh_numbers[c.key], c.requested, margin_of(c.key), floor, sorted(report.cited[c.key]))
+            if u is not None:
+                found[c.key] = u
+    return list(found.values())
+
+
+def undecided(report: Report, fresh_numbers) -> dict[str, list[str]]:
+    """Cited discrete numbers (counts, picks, verdicts, words) whose source keeps margins but
+    records none for them, nor declares them exact by construction."""
+    declared = getattr(fresh_numbers, "declared", None)
+    if declared is None:   # a source that keeps no margins: nothing to hold it to
+        return {}
+    return {key: sorted(pages) for key, pages in report.cited.items()
+            if _discrete(fresh_numbers[key]) and not declared(key)}
 
 
 # A number that moved by less than this share of its tolerance keeps its locked value: that
@@ -317,17 +386,23 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
     """Rewrite the lock from fresh results. A number that moved by less than NOISE_SHARE of
     its tolerance keeps its recorded value (a CPU's float noise is not a change); every
     other change is written, and listed. With `exact`, every value as computed here, noise
-    included, margins too (the machine that writes the lock changed). Claims that fail and
-    picks nearer a tie than the floor are reported, not fixed."""
+    included, margins too (the machine that writes the lock changed). Nothing is written
+    while a claim fails, a pick is nearer a tie than the floor, a printed text is within
+    rounding of another, or a cited discrete number has no margin: the lock stays as it was,
+    and what to fix is listed."""
     report = run(settings, with_charts=False)
     old = lock.read(settings.lock).numbers
+    floor = margin_floor(report.results)
+    report.fresh = fresh_entries(report.all_citations, report.numbers, floor, steady=True)
     share = 0.0 if exact else NOISE_SHARE
     # A kept entry keeps its margin too (it is the writer's); a new one, or one without, takes today's.
-    new = {k: (old[k] if (old[k].margin is not None and not exact) or v.margin is None else replace(old[k], margin=v.margin))
+    new = {k: replace(old[k] if (old[k].margin is not None and not exact) or v.margin is None
+                      else replace(old[k], margin=v.margin), printed=v.printed, shown=v.shown)
            if k in old and _keeps(old[k], v, share) else v for k, v in report.fresh.items()}
-    floor = report.results.get("picks", {}).get("margin_floor", 0.0)
-    fragile = [Fragile(k, v.margin, floor, sorted(report.cited[k])) for k, v in report.fresh.items()
-               if v.margin is not None and v.margin < floor]
+    # A stated tolerance prints the value of record: the one written now.
+    texts = fresh_entries(report.all_citations, report.numbers, floor, steady=True,
+                          recorded={k: v.value for k, v in new.items()})
+    new = {k: replace(v, printed=texts[k].printed) for k, v in new.items()}
     diff = []
     number = lambda e: (e.value, e.tolerance)   # what a reader sees; a margin is the lock's note on it
     for key in sorted(set(old) | set(new)):
@@ -335,16 +410,36 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
             diff.append(f"- {key}: {old[key].value!r} (no longer cited)")
         elif key not in old:
             diff.append(f"+ {key}: {new[key].value!r} (tolerance {new[key].tolerance:g})")
-        elif number(old[key]) != number(new[key]):
+        elif old[key].value != new[key].value:
             diff.append(f"~ {key}: {old[key].value!r} -> {new[key].value!r} (tolerance {new[key].tolerance:g})")
+        elif old[key].tolerance != new[key].tolerance:
+            diff.append(f"~ {key}: tolerance {old[key].tolerance:g} -> {new[key].tolerance:g}")
+        for where in sorted(set(old[key].printed) | set(new[key].printed) if key in old and key in new else ()):
+            before, after = old[key].printed.get(where), new[key].printed.get(where)
+            if before != after and before is not None:
+                diff.append(f"~ {key} ({where}): printed {before!r} -> {after!r}" if after is not None
+                            else f"- {key} ({where}): printed {before!r} (no longer cited so)")
     both = sorted(set(old) & set(new))
     within = [k for k in both if number(old[k]) != number(new[k]) and not lock.moved(old[k], new[k].value)]
     noise = [k for k in both if number(old[k]) == number(new[k]) and old[k].value != report.fresh[k].value]
     noted = [k for k in both if old[k].margin != new[k].margin]
+    texts = sum(len(set(new[k].printed) - set(old[k].printed)) for k in both)
     if within or noise:
         diff.append(f"{len(within)} number(s) moved within their tolerance by more than {share:g} of it "
                     f"and were rewritten (~ above); {len(noise)} moved by less (rounding noise) and kept their locked value")
     if noted:
-        diff.append(f"{len(noted)} pick margin(s) recorded beside their numbers (model/picks.py)")
-    lock.write(settings.lock, new, report.provenance)
-    return Accepted(diff, report.failed_claims, fragile)
+        diff.append(f"{len(noted)} pick margin(s) recorded beside their numbers")
+    if texts:
+        diff.append(f"{texts} printed text(s) recorded beside numbers already locked")
+    accepted = Accepted(diff, report.failed_claims, report.fragile,
+                        [u for u in steadiness(report, report.numbers, floor) if u.key not in {f.key for f in report.fragile}],
+                        undecided(report, report.numbers))
+    of_record = sorted((k, a, f) for k, v in new.items() for a, f in v.shown.items())
+    if of_record:
+        accepted.diff.append(f"{len(of_record)} citation(s) print their value of record, checked on every machine to "
+                             "within their noise, since another machine's rounding could print them otherwise (the "
+                             "lock's 'shown'): " + ", ".join(f"{k} {a} -> {f}" for k, a, f in of_record[:10])
+                             + (" ..." if len(of_record) > 10 else ""))
+    if not accepted.refused:
+        lock.write(settings.lock, new, report.provenance)
+    return accepted

@@ -1,21 +1,22 @@
-"""The numbers lock: every number the pages cite, with its value and tolerance.
+"""The numbers lock: every number the pages cite, with its value, its tolerance and the
+text each of its citations prints.
 
 `docs/numbers.lock.json` is the contract with readers. The gate compares fresh results
-with it; only `make accept` (`python -m model accept`) rewrites it, atomically, so an
-interrupted accept leaves the old lock whole.
+with it; only `accept` (`python -m livenumbers accept`, or the write-up's own command)
+rewrites it, atomically, so an interrupted accept leaves the old lock whole.
 """
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import UserError
 from .files import write_atomic
 
-LOCK_VERSION = 1
+LOCK_VERSION = 2   # 2: each number's printed texts
 
 
 class LockError(UserError, ValueError):
@@ -30,6 +31,12 @@ class Locked:
     # (model/picks.py; relative, 3 significant digits): None where no decision is behind it
     # or turning it would move the value less than its tolerance.
     margin: float | None = None
+    # What its citations print: "en pct:1" -> "26.5%" (livenumbers/printed.py). A build that
+    # prints another text fails, whatever the tolerance says.
+    printed: dict[str, str] = field(default_factory=dict)
+    # A page's format -> the coarser one printed instead, where the page's would print a text
+    # another machine's rounding could change ("pct:1" -> "pct:0"; chosen by accept).
+    shown: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,13 @@ def read(path: Path) -> Lock:
         margin = entry.get("margin")
         if margin is not None and (not isinstance(margin, (int, float)) or isinstance(margin, bool) or not 0 <= margin < math.inf):
             raise LockError(f"{path}: number {key!r} has a bad margin {margin!r}")
-        numbers[key] = Locked(value, float(tol), None if margin is None else float(margin))
+        printed = entry.get("printed", {})
+        if not isinstance(printed, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in printed.items()):
+            raise LockError(f"{path}: number {key!r} has bad printed texts {printed!r} (expected \"language format\": text)")
+        shown = entry.get("shown", {})
+        if not isinstance(shown, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in shown.items()):
+            raise LockError(f"{path}: number {key!r} has bad shown formats {shown!r} (expected format: format)")
+        numbers[key] = Locked(value, float(tol), None if margin is None else float(margin), dict(printed), dict(shown))
     return Lock(numbers, raw.get("provenance", {}))
 
 
@@ -83,6 +96,8 @@ def render(numbers: dict[str, Locked], provenance: dict) -> str:
         "version": LOCK_VERSION,
         "provenance": provenance,
         "numbers": {k: {"value": v.value, "tolerance": v.tolerance} | ({} if v.margin is None else {"margin": v.margin})
+                    | ({"printed": dict(sorted(v.printed.items()))} if v.printed else {})
+                    | ({"shown": dict(sorted(v.shown.items()))} if v.shown else {})
                     for k, v in sorted(numbers.items())},
     }
     return json.dumps(body, indent=1, sort_keys=True) + "\n"

@@ -35,7 +35,7 @@ from markupsafe import Markup
 
 from . import buildinfo
 from . import formats as nums
-from . import i18n
+from . import i18n, lock, printed
 from . import references as refs
 from . import tables as table_text
 from . import timing
@@ -73,9 +73,14 @@ class PageError(UserError, ValueError):
 @dataclass(frozen=True)
 class Citation:
     key: str
-    fmt: str
+    fmt: str          # the format printed: the page's, or a coarser one the lock recorded (printed.py)
     page: str
     line: int
+    asked: str = ""   # the page's format, where the lock prints a coarser one
+
+    @property
+    def requested(self) -> str:
+        return self.asked or self.fmt
 
 
 @dataclass(frozen=True)
@@ -259,11 +264,12 @@ class Renderer:
         if hit is None:
             links = len(rendered.routes)
             text = produce()
-            self._calls[call] = (text, [(c.key, c.fmt) for c in rendered.citations[first:]], rendered.routes[links:], first)
+            self._calls[call] = (text, [(c.key, c.fmt, c.asked) for c in rendered.citations[first:]],
+                                 rendered.routes[links:], first)
             return text
         text, cites, routes, base = hit
         _, line = _template_line()
-        rendered.citations += [Citation(k, f, rendered.page, line) for k, f in cites]
+        rendered.citations += [Citation(k, f, rendered.page, line, a) for k, f, a in cites]
         rendered.routes += routes
         return shift_marks(text, first - base) if self._mark and first != base else text
 
@@ -288,9 +294,14 @@ class Renderer:
         """Format a number and record the citation (tables call this too)."""
         page, line = _template_line()
         value = nums.lookup(self.numbers, key)
-        fmt = fmt or nums.default_format(value)
+        asked = fmt or nums.default_format(value)
+        nums.parse_format(asked)   # a bad format is the page's problem, whatever the lock holds
+        entry = self.locked.get(key)
+        fmt = entry.shown.get(asked, asked) if entry is not None else asked   # the lock's choice (printed.py)
+        if entry is not None and printed.stated(fmt) and not lock.moved(entry, value):
+            value = entry.value   # a stated tolerance prints the value of record, the same on every machine
         out = nums.format_value(key, value, fmt, self.language)
-        self._rendered.citations.append(Citation(key, fmt, self._rendered.page, line))
+        self._rendered.citations.append(Citation(key, fmt, self._rendered.page, line, asked if fmt != asked else ""))
         out = nums.md_text(out) if isinstance(value, str) else out  # text, never markup
         out = mark(len(self._rendered.citations) - 1, out) if self._mark else out
         return f"{i18n.OPEN}{out}{i18n.CLOSE}" if self._marking_values else out

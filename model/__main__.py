@@ -13,11 +13,13 @@ livenumbers/__main__.py, on the study; `measure` is the study's own).
                                          the measurements (through the cache) and the numbers gate;
                                          with --site, also a built site's pages: no live markup left;
                                          with --perturb, on another machine's rounding, simulated
-                                         (model/perturb.py): the lock must hold there too
-    python -m model accept [--exact]     rewrite the numbers lock from fresh results, print the diff
-                                         (exit 1 if a claim no longer holds or a pick is nearer a tie
-                                         than the floor: the lock cannot fix those); --exact: every
-                                         value as computed here, rounding noise included
+                                         (model/perturb.py): the lock must hold there too, and every
+                                         page of both editions read as this machine's build reads it
+    python -m model accept [--exact]     rewrite the numbers lock from fresh results, print the diff;
+                                         nothing is written (exit 1) while a claim fails, a pick is
+                                         nearer a tie than the floor, a printed text is within
+                                         rounding of another or a discrete number has no margin;
+                                         --exact: every value as computed here, rounding noise included
     python -m model numbers [PATTERN]    the keys a page can cite: value, interval, lock, citing pages
     python -m model render OUT           the project with every page rendered, for builders without hooks
 
@@ -96,10 +98,35 @@ def cmd_engine(args) -> int:
 
     from . import perturb
 
-    if getattr(args, "perturb", None):
-        os.environ[perturb.ENV] = args.perturb   # read by the measurement, and part of its cache key
-        print(f"numbers gate on another machine, simulated: {perturb.describe_env()}")
-    return run_command(args, _settings())
+    if not getattr(args, "perturb", None):
+        return run_command(args, _settings())
+    os.environ[perturb.ENV] = args.perturb   # read by the measurement, and part of its cache key
+    print(f"numbers gate on another machine, simulated: {perturb.describe_env()}")
+    status = run_command(args, _settings())
+    return status or same_text_as_this_machine()
+
+
+def same_text_as_this_machine() -> int:
+    """After a simulated machine's gate: every page, both editions, must read exactly as this
+    machine's build reads it (its results from the cache, or measured here). 0 if so."""
+    import os
+
+    from livenumbers import gate
+    from livenumbers.report import published_text, text_differences
+
+    from . import perturb
+
+    other = published_text(gate.run(_settings(), with_charts=True))
+    del os.environ[perturb.ENV]
+    here = published_text(gate.run(_settings(), with_charts=True))
+    differences = text_differences(here, other)
+    if differences:
+        print(f"another machine, simulated, publishes other text than this one on "
+              f"{len({d.split(':', 1)[0] for d in differences})} page(s):", file=sys.stderr)
+        print("\n".join(f"  {d}" for d in differences), file=sys.stderr)
+        return 1
+    print(f"another machine, simulated, publishes the same text as this one on all {len(here)} pages")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,8 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     g.set_defaults(run=cmd_measure_large)
     add_commands(sub)
     sub.choices["check"].add_argument("--perturb", default=None, metavar="SCALE[:SEED]",
-                                      help="measure with every layer's output nudged by this relative scale (1e-6): "
-                                           "another CPU's rounding")
+                                      help="measure with every layer's attention weights and output nudged by this "
+                                           "relative scale (1e-6): another CPU's rounding; then compare every page's "
+                                           "text with this machine's")
     for name in ("check", "accept", "numbers", "render"):
         sub.choices[name].set_defaults(run=cmd_engine)
     sub.choices["render"].add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the project's mkdocs.yml")

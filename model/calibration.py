@@ -215,7 +215,7 @@ def alternatives(corpus: Corpus, rows: dict[str, Displayed], weighted: dict[str,
     """name -> (sink share [R], layer [R], head [R], pick margin [R]) of every row on the head
     its reading's pick would open instead (picks.py; the pick itself where nothing could turn
     it): what a machine rounding the nearest near-tie the other way would read. A fix reads
-    alpha's alternative layer (value zeroing: not measured there, NaN)."""
+    alpha's alternative layer (value zeroing: where its sample measured it, NaN elsewhere)."""
     from .instrument import sink_share
     from .truth import CHEAP
 
@@ -228,9 +228,12 @@ def alternatives(corpus: Corpus, rows: dict[str, Displayed], weighted: dict[str,
         if fix in LENSES:
             continue
         same = alt_a.layer == a.layer
+        zeroed = lambda s, w, l: t.folded[s].zeroing.get((int(w), int(l)))
         at = (np.array([sink_share(t.folded[s].fix_rows[fix][l, w].astype(np.float64), corpus.wms[s])
                         for s, w, l in zip(a.sentence, a.word, alt_a.layer)]) if fix in CHEAP
-              else np.where(same, t.table[fix]["sink_share"], np.nan))
+              else np.where(same, t.table[fix]["sink_share"],
+                            [np.nan if zeroed(s, w, l) is None else sink_share(zeroed(s, w, l), corpus.wms[s])
+                             for s, w, l in zip(a.sentence, a.word, alt_a.layer)]))
         out[fix] = (at, alt_a.layer, alt_a.head, a.margin)
     out |= {f"weighted_{lens}": pick(d, lens) for lens, d in weighted.items()}
     return out
@@ -333,7 +336,8 @@ def score(name: str, reading: np.ndarray, truth: np.ndarray, sentence: np.ndarra
 
     keep = ~np.isnan(truth) & ~np.isnan(reading)   # value zeroing: its sample's rows only
     if not keep.any():
-        return Score(name, 0, 0, 0, 0, 0, *[None] * 12, margins={"fit": (picks.NO_MARGIN, 1.0)})
+        return Score(name, 0, 0, 0, 0, 0, *[None] * 12,   # no row: nothing any rounding could turn
+                     margins={k: (picks.NO_MARGIN, 1.0) for k in ("fit", "fit_wilson", "n_badged", "n_truth_above", "n_both")})
     unit, rs = rs_like.over(sentence[keep])
     x, y = reading[keep], truth[keep]
     badge, above = x > threshold, y > threshold
@@ -360,13 +364,15 @@ def score(name: str, reading: np.ndarray, truth: np.ndarray, sentence: np.ndarra
     # Which rows are counted turns on a share near the threshold, the reading's or the truth's,
     # or on a pick near a tie whose alternative falls on the other side.
     if alt is None:
-        near = min(picks.threshold_margin(x, threshold), picks.threshold_margin(y, threshold))
+        badged, truth_above = picks.threshold_margin(x, threshold), picks.threshold_margin(y, threshold)
     else:
         ax, ay, am = (v[keep] for v in alt)
-        near = min(picks.count_margin(x, threshold, ax, am), picks.count_margin(y, threshold, ay, am))
-    s.margins = {k: (near, 1.0) for k in ("n_badged", "n_truth_above", "n_both")}
+        badged, truth_above = picks.count_margin(x, threshold, ax, am), picks.count_margin(y, threshold, ay, am)
+    near = min(badged, truth_above)
+    s.margins = {"n_badged": (badged, 1.0), "n_truth_above": (truth_above, 1.0), "n_both": (near, 1.0)}
     for name, n in (("precision", s.n_badged), ("recall", s.n_truth_above)):
-        s.margins |= {f"{name}{x}": (near, 1.0 / max(1, n)) for x in ("", "_lo", "_hi")}
+        s.margins |= {name: (near, 1.0 / max(1, n)),
+                      **{f"{name}{x}": (near, picks.BOUND_STEPS / max(1, n)) for x in ("_lo", "_hi")}}
     # The verdict turns on a row that turns only if one row more or less could turn it: carry
     # a bound that passes below its bar, or (for a verdict that fails) every bound that fails
     # above its bar (a row moves a ratio by at most 1 / its denominator).
@@ -566,8 +572,10 @@ def run(ckpt, study, key: str, corpus: Corpus, rows: dict[str, Displayed], same_
                 "margins": {r: (min(a.margins["fit"][0], b.margins["fit"][0]), 1.0) for r, a, b in scores}}
 
     def both_wilson(name: str) -> dict:
-        return {r: bool(a.fit_wilson and sets["confirmation"]["truths"][name][r].fit_wilson)
-                for r, a in sets["corpus"]["truths"][name].items()}
+        scores = [(r, a, sets["confirmation"]["truths"][name][r]) for r, a in sets["corpus"]["truths"][name].items()]
+        return {**{r: bool(a.fit_wilson and b.fit_wilson) for r, a, b in scores},
+                "margins": {r: (min(a.margins.get("fit_wilson", (picks.NO_MARGIN,))[0],
+                                    b.margins.get("fit_wilson", (picks.NO_MARGIN,))[0]), 1.0) for r, a, b in scores}}
 
     verdict, word = both(cal.primary), both("word")
     count = lambda d: sum(v for k, v in d.items() if k != "margins")

@@ -96,15 +96,20 @@ def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int
         o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
     o_corpus = corpus_rows(toks, o_acts)
     picked = np.isin(rows["alpha"].sentence, oracle_sentences)
-    sink_diff, same, near = 0.0, True, 0
+    floor = study.picks.margin_floor
+    sink_diff, same, near, classified, inside = 0.0, True, 0, picks.NO_MARGIN, picks.NO_MARGIN
     for lens in LENSES:
         o = displayed(o_corpus, lens, m.excluded[lens], study.tie_tolerance)   # the same positional heads
         sink_diff = max(sink_diff, float(np.abs(o.sink - rows[lens].sink[picked]).max()))
         # A pick nearer a tie than the margin floor is the float32 reference's rounding, which
-        # the float64 oracle may decide the other way: such rows are counted, not compared.
-        decided = rows[lens].margin[picked] >= study.picks.margin_floor
-        near += int((~decided).sum())
-        same &= bool((o.layer == rows[lens].layer[picked])[decided].all() and (o.head == rows[lens].head[picked])[decided].all())
+        # the float64 oracle may decide the other way: the verdict is that the oracle opens
+        # another head only on such rows, and how far inside the floor they are is its margin.
+        margin = rows[lens].margin[picked]
+        near += int((margin < floor).sum())
+        classified = min(classified, picks.threshold_margin(margin, floor, scale=1.0))   # absolute: margins are relative
+        differs = (o.layer != rows[lens].layer[picked]) | (o.head != rows[lens].head[picked])
+        same &= bool((margin[differs] < floor).all())
+        inside = min(inside, float((floor - margin[differs]).min(initial=picks.NO_MARGIN)))
     return SelfChecks(
         unit_norms_max_diff=unit_diff,
         unit_norms_agree=unit_diff < AGREE,
@@ -119,6 +124,7 @@ def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int
         oracle_same_heads=same,
         oracle_near_tie_rows=near,
         margins={"cls_zero_rows_above": (zero_margin, 1.0),
+                 "oracle_near_tie_rows": (classified, 1.0), "oracle_same_heads": (abs(inside), 1.0),
                  "unit_norms_agree": (picks.threshold_margin([unit_diff], AGREE), 1.0)},
     )
 

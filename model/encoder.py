@@ -101,7 +101,7 @@ class SelfAttention(nn.Module):
         self.key = nn.Linear(cfg.d_model, cfg.d_model)
         self.value = nn.Linear(cfg.d_model, cfg.d_model)
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor):
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor, nudge=None):
         B, T = real.shape
         split = lambda t: unpack(t, real).view(B, T, self.n_head, self.d_head).transpose(1, 2)  # [B, nh, T, hs]
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
@@ -109,7 +109,7 @@ class SelfAttention(nn.Module):
         # then adding: 1 * x / y + b)
         scores = torch.addcdiv(bias, q @ k.transpose(-2, -1), torch.tensor(self.d_head**0.5))
         alpha = F.softmax(scores, dim=-1)                    # padded keys get exactly 0
-        return alpha, v
+        return (alpha if nudge is None else nudge(alpha)), v
 
 
 class SelfOutput(nn.Module):
@@ -126,9 +126,9 @@ class Attention(nn.Module):
         self.output = SelfOutput(cfg)
         self._factors: tuple[torch.Tensor, torch.Tensor] | None = None  # (W_O, its R_h): head_factors
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor):
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor, nudge=None):
         N, C = x.shape
-        alpha, v = self.self(x, bias, real)                             # [B,nh,T,T], [B,nh,T,hs]
+        alpha, v = self.self(x, bias, real, nudge)                      # [B,nh,T,T], [B,nh,T,hs]
         ctx = (alpha @ v).transpose(1, 2)[real].reshape(N, C)           # [B,T,nh,hs] -> [N, C]
         out = self.output.LayerNorm(x + self.output.dense(ctx))
         return out, alpha, v
@@ -177,8 +177,8 @@ class Layer(nn.Module):
         self.intermediate = Intermediate(cfg)
         self.output = Output(cfg)
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor):
-        x, alpha, v = self.attention(x, bias, real)                 # x [N, C]
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor, nudge=None):
+        x, alpha, v = self.attention(x, bias, real, nudge)          # x [N, C]; nudge: perturb.py's, on alpha
         h = F.gelu(self.intermediate.dense(x), approximate="none")  # exact erf GELU, [N, F]
         x = self.output.LayerNorm(x + self.output.dense(h))
         return x, alpha, v
@@ -258,7 +258,7 @@ class Encoder(nn.Module):
         for i, layer in enumerate(self.encoder.layer):
             if keep_inputs:
                 inputs.append(unpack(x, real))
-            x, alpha, v = layer(x, bias, real)
+            x, alpha, v = layer(x, bias, real, self.attention_nudge(i, ids, real))
             x = self.nudged(x, i + 1, ids, real)
             alphas.append(alpha)
             values.append(v)
@@ -290,7 +290,7 @@ class Encoder(nn.Module):
         bias = self.attention_bias(real.long())
         h = x.reshape(B * T, C)
         for i in range(start, len(self.encoder.layer)):
-            h, _, _ = self.encoder.layer[i](h, bias, real)
+            h, _, _ = self.encoder.layer[i](h, bias, real, self.attention_nudge(i, ids, real))
             h = self.nudged(h, i + 1, ids, real)
         return h.view(B, T, C)
 
@@ -301,6 +301,23 @@ class Encoder(nn.Module):
             return x
         batch = [row[keep].tolist() for row, keep in zip(ids, real)]
         return x * torch.from_numpy(self.perturbation.factors(batch, step, x.shape[1])).to(x.dtype)
+
+
+    def attention_nudge(self, layer: int, ids: torch.Tensor, real: torch.Tensor):
+        """A function nudging layer `layer`'s attention weights [B, nh, T, T] by perturb.py's
+        factors for these sentences, each row normalized again; None when the perturbation is off."""
+        if not self.perturbation.on:
+            return None
+
+        def nudge(alpha: torch.Tensor) -> torch.Tensor:
+            out = alpha.clone()
+            for b, (row, keep) in enumerate(zip(ids, real)):
+                t = int(keep.sum())
+                f = self.perturbation.attention_factors(row[keep].tolist(), layer, alpha.shape[1])
+                nudged = alpha[b, :, :t, :t] * torch.from_numpy(f).to(alpha.dtype)
+                out[b, :, :t, :t] = nudged / nudged.sum(dim=-1, keepdim=True)   # rows sum to 1, as a softmax's do
+            return out
+        return nudge
 
 
 def unpack(x: torch.Tensor, real: torch.Tensor) -> torch.Tensor:

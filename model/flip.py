@@ -304,6 +304,10 @@ def _with_orders(take, idx: np.ndarray, nh: int, boot: Bootstrap, heads: FlipHea
             each = [set(s.lenses[lens].heads.significant) for s in whole.orders.values()]
             summary.heads.significant_in_every_order = [h for h in summary.heads.significant if all(h in e for e in each)]
             summary.heads.n_significant_in_every_order = len(summary.heads.significant_in_every_order)
+            if summary.heads.margins:   # turned by any of the sets' significant heads turning
+                turned = min(_inf(t.margins["significant"][0]) for t in
+                             [summary.heads, *(s.lenses[lens].heads for s in whole.orders.values())])
+                summary.heads.margins["n_significant_in_every_order"] = (turned, 1.0)
     return whole
 
 
@@ -351,6 +355,10 @@ def _analyse(m: _Measured, nh: int, boot: Bootstrap, heads: FlipHeads, keep_pair
     return FlipSet(n, lenses, float(m.agrees.mean()), lo, hi, both, both / n, first,
                    margins={"model_flips_with_reader": (closer, 1.0), "model_flips_share": (closer, 1.0 / max(1, n)),
                             **{f"model_follows{x}": (closer, 0.5 / max(1, n)) for x in ("", "_lo", "_hi")}})
+
+
+def _inf(margin: float | None) -> float:
+    return picks.NO_MARGIN if margin is None else float(margin)
 
 
 def _pair_margins(win_margin: np.ndarray, shift_margin: np.ndarray, later: np.ndarray, closer: float) -> dict:

@@ -116,8 +116,9 @@ def position_bias(T: int, w: Float64, cfg) -> np.ndarray:
 
 
 def attention(x: np.ndarray, w: Float64, p: str, nh: int, eps: float, lengths: list[int],
-              biases: list, with_f: bool):
-    """x [N, C], the tokens of sentences of `lengths`, one after the other."""
+              biases: list, with_f: bool, nudges: list | None = None):
+    """x [N, C], the tokens of sentences of `lengths`, one after the other; `nudges`: each
+    sentence's factors on its attention weights [nh, T, T] (perturb.py), or None."""
     N, C = x.shape
     hs = C // nh
     q = linear(x, w[p + "attention.self.query.weight"], w[p + "attention.self.query.bias"])  # [N, C]
@@ -133,13 +134,16 @@ def attention(x: np.ndarray, w: Float64, p: str, nh: int, eps: float, lengths: l
     ctx = np.empty_like(x)
     alphas, values, f_norms, fs = [], [], [], []
     start = 0
-    for T, bias in zip(lengths, biases):
+    for s, (T, bias) in enumerate(zip(lengths, biases)):
         part = slice(start, start + T)
         qs, ks, vs = heads(q[part]), heads(k[part]), heads(v[part])
         scores = qs @ ks.transpose(0, 2, 1) / np.sqrt(hs)  # [nh, T, T]
         if bias is not None:  # MPNet's relative-position bias [nh, T, T]
             scores = scores + bias
         alpha = softmax(scores)
+        if nudges is not None:   # perturb.py's nudge, each row normalized again as a softmax's is
+            alpha = alpha * nudges[s]
+            alpha = alpha / alpha.sum(axis=-1, keepdims=True)
         ctx[part] = (alpha @ vs).transpose(1, 0, 2).reshape(T, C)
         alphas.append(alpha)
         values.append(vs)
@@ -152,9 +156,9 @@ def attention(x: np.ndarray, w: Float64, p: str, nh: int, eps: float, lengths: l
 
 
 def layer(x: np.ndarray, w: Float64, i: int, nh: int, eps: float, lengths: list[int], biases: list,
-          with_f: bool):
+          with_f: bool, nudges: list | None = None):
     p = f"encoder.layer.{i}."
-    x, alpha, v, f_norm, f = attention(x, w, p, nh, eps, lengths, biases, with_f)
+    x, alpha, v, f_norm, f = attention(x, w, p, nh, eps, lengths, biases, with_f, nudges)
     h = gelu(linear(x, w[p + "intermediate.dense.weight"], w[p + "intermediate.dense.bias"]))  # [N, F]
     out = linear(h, w[p + "output.dense.weight"], w[p + "output.dense.bias"])
     x = layer_norm(x + out, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], eps)
@@ -187,7 +191,8 @@ def _sentences(batch: list[list[int]], w: Float64, cfg, with_f: bool) -> list[Or
     biases = [position_bias(T, w, cfg) if cfg.rel_buckets else None for T in lengths]  # shared by all layers
     per_layer, xs = [], [x]
     for i in range(cfg.n_layer):
-        x, *out = layer(x, w, i, cfg.n_head, cfg.layer_norm_eps, lengths, biases, with_f)
+        on_alpha = [nudge.attention_factors(ids, i, cfg.n_head) for ids in batch] if nudge.on else None
+        x, *out = layer(x, w, i, cfg.n_head, cfg.layer_norm_eps, lengths, biases, with_f, on_alpha)
         x = nudged(x, i + 1)
         per_layer.append(out)
         xs.append(x)

@@ -5,13 +5,17 @@ CPUs round differently (another kernel path, another BLAS: ~1e-7 relative), so a
 reader's machine computes can differ from the one the lock recorded. A published pick (a
 row, a head, a count past a threshold) must not be decided by that. With the environment
 variable `MODEL_PERTURB=SCALE[:SEED]` set (`python -m model check --perturb 1e-6` sets
-it), the reference multiplies the embeddings' output and every layer's output by
-(1 + SCALE * z), z standard normal, drawn per sentence from a generator seeded by SEED, the
-layer and the sentence's token ids: the same nudges whatever batch the sentence is in, in
-the reference and in the NumPy oracle alike (both run "on the other machine", so their
-agreement is still what the checks publish). Another machine, as far as the published
-numbers can tell. The setting is part of the results' provenance (so of their cache key),
-so perturbed results never pass for the real ones.
+it), the reference multiplies the embeddings' output, every layer's attention weights (each
+row then normalized again, as a softmax's rows are) and every layer's output by
+(1 + SCALE * z), z standard normal, drawn per sentence from a
+generator seeded by SEED, the place (the layer, and whether its weights or its output) and
+the sentence's token ids: the same nudges whatever batch the sentence is in and whatever
+machine runs them, in the reference and in the NumPy oracle alike (both run "on the other
+machine", so their agreement is still what the checks publish). At 5e-7 the nudges move the
+published decisions' margins by about what a real other kernel path does (study.yml, picks),
+and several times more than two runs' float32 rounding differs on one host, so the simulation
+is nearly the same on every host; its seeds search more than one such machine. The setting is part of the results' provenance (so of their cache
+key), so perturbed results never pass for the real ones.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import numpy as np
 from .errors import UserError
 
 ENV = "MODEL_PERTURB"
+ATTENTION_STEPS = 1000   # the attention weights' draws: steps 1000 + layer, apart from the outputs' 0..L
 
 
 @dataclass(frozen=True)
@@ -39,16 +44,21 @@ class Perturbation:
         """[N, width] float64: 1 + scale * z for the batch's tokens, sentence after sentence
         (the layout of the layers' [N, C] activations); step 0 is the embeddings, step i
         layer i's output."""
-        out = []
-        for ids in batch:
-            crc = zlib.crc32(np.asarray(ids, dtype="<i8").tobytes())
-            rng = np.random.default_rng([self.seed, step, crc])
-            out.append(1.0 + self.scale * rng.standard_normal((len(ids), width)))
-        return np.concatenate(out)
+        return np.concatenate([self._draw(ids, step, (len(ids), width)) for ids in batch])
+
+    def attention_factors(self, ids: list[int], layer: int, n_head: int) -> np.ndarray:
+        """[nh, T, T] float64: 1 + scale * z for one sentence's attention weights at `layer`
+        (0-based), drawn apart from the layers' outputs."""
+        return self._draw(ids, ATTENTION_STEPS + layer, (n_head, len(ids), len(ids)))
+
+    def _draw(self, ids: list[int], step: int, shape: tuple) -> np.ndarray:
+        crc = zlib.crc32(np.asarray(ids, dtype="<i8").tobytes())
+        rng = np.random.default_rng([self.seed, step, crc])
+        return 1.0 + self.scale * rng.standard_normal(shape)
 
     def describe(self) -> dict:
         """For the provenance: what was perturbed, how much, with which seed."""
-        return {"what": "embeddings and every layer's output", "scale": self.scale, "seed": self.seed}
+        return {"what": "embeddings, every layer's attention weights and output", "scale": self.scale, "seed": self.seed}
 
 
 def from_env() -> Perturbation:
@@ -69,5 +79,5 @@ def from_env() -> Perturbation:
 def describe_env() -> str:
     """One line for a person: what `MODEL_PERTURB` asks for."""
     p = from_env()
-    return (f"every layer's output times (1 + {p.scale:g} z), z standard normal, seed {p.seed}" if p.on
+    return (f"every layer's attention weights and output times (1 + {p.scale:g} z), z standard normal, seed {p.seed}" if p.on
             else "no perturbation")

@@ -28,9 +28,10 @@ import numpy as np
 
 NO_MARGIN = float("inf")   # a decision with nothing that could turn it
 # Where finding a margin costs work (a ground-truth measurement on the alternative head, a
-# sign test redone), only decisions nearer a tie than this are followed up: far above any
-# margin floor, so what is not followed up cannot be below one.
-SEARCHED_BELOW = 1e-4
+# sign test redone), only decisions nearer a tie than this are followed up: five times the
+# margin floor (study.yml, 5e-5), far above what rounding moves a margin by (at most 2.3e-5
+# seen), so what is not followed up cannot fall below the floor on another machine.
+SEARCHED_BELOW = 2.5e-4
 
 
 @dataclass(frozen=True)
@@ -113,20 +114,29 @@ def count_margin(values, threshold: float, alt_values=None, alt_margins=None, sc
     """For a count of `values` > `threshold` over rows: the nearest value's distance to the
     threshold, and (given each row's value on its alternative pick, and that pick's margin)
     the margin of any row whose alternative falls on the other side; an alternative that was
-    not measured (NaN) counts as falling there."""
+    not measured (NaN) counts as falling there; a row whose value was not measured, as nothing."""
     m = threshold_margin(values, threshold, scale)
     if alt_values is None:
         return m
     v, alt = np.asarray(values, dtype=float), np.asarray(alt_values, dtype=float)
-    flags = v > threshold
-    return min(m, flips_margin(flags, np.where(np.isnan(alt), ~flags, alt > threshold), alt_margins))
+    measured = ~np.isnan(v)   # a row not measured is not counted, whatever its pick
+    flags = v[measured] > threshold
+    alt, margins = alt[measured], np.asarray(alt_margins, dtype=float)[measured]
+    return min(m, flips_margin(flags, np.where(np.isnan(alt), ~flags, alt > threshold), margins))
+
+
+# A row that turns moves a share of n rows by 1/n, and a bootstrap bound of it by more: every
+# resample holding its sentence moves, by 1 over that resample's rows (seen: 2/n, one of 188
+# rows turning under the suite's simulated machine). Its bounds' step is taken as 3/n.
+BOUND_STEPS = 3.0
 
 
 def family(name: str, margin: float, n: int) -> dict[str, tuple[float, float]]:
     """The margins of a count and of its share of `n` rows (with its interval): each key's
     (margin, step), the step being how far its value moves when one row turns."""
     step = 1.0 / n if n else NO_MARGIN
-    return {name: (margin, 1.0), **{f"{name}_share{x}": (margin, step) for x in ("", "_lo", "_hi")}}
+    return {name: (margin, 1.0), f"{name}_share": (margin, step),
+            **{f"{name}_share{x}": (margin, BOUND_STEPS * step) for x in ("_lo", "_hi")}}
 
 
 def top_margins(rows) -> np.ndarray:
@@ -144,6 +154,27 @@ def lead_margin(lead: int, margins) -> float:
     m = np.sort(np.asarray(margins, dtype=float).ravel())
     k = max(1, int(lead))
     return float(m[k - 1]) if m.size >= k else NO_MARGIN
+
+
+def rank_margins(counts, row_margins, k: int = 3) -> list[float]:
+    """For the first `k` places of candidates ranked by a count of rows (`counts`, descending,
+    ties in the order given), each place's margin: the row decision that would turn it, the
+    lead-th smallest of `row_margins` (the lead: how many rows must move for a neighbour to
+    overtake it, or it them; a tie turns with one)."""
+    c = list(counts)
+    out = []
+    for i in range(min(k, len(c))):
+        gaps = [c[i - 1] - c[i]] if i > 0 else []
+        gaps += [c[i] - c[i + 1]] if i + 1 < len(c) else []
+        out.append(lead_margin(min(gaps), row_margins) if gaps else NO_MARGIN)
+    return out
+
+
+def row_margins(values, threshold: float, pick_margins) -> np.ndarray:
+    """Per row, the nearer of its value's distance to a threshold (relative to it) and its
+    pick's margin: how near the row came to being counted otherwise."""
+    v = np.asarray(values, dtype=float)
+    return np.minimum(np.abs(v - threshold) / (abs(threshold) or 1.0), np.asarray(pick_margins, dtype=float))
 
 
 def verdict_margin(count: int, max_count: int, count_margin: float) -> float:

@@ -84,12 +84,18 @@ def _variant(corpus: Corpus, rows: dict[str, Displayed], study: Study, choice: s
     )
 
 
-def one_head(rows: Displayed, sentences: list[int], n_heads: int) -> tuple[int, int]:
-    """The head the rule opens most often on `sentences` (ties: the lowest layer, then head)."""
+def one_head(rows: Displayed, sentences: list[int], n_heads: int) -> tuple[tuple[int, int], float]:
+    """The head the rule opens most often on `sentences` (ties: the lowest layer, then head),
+    and that pick's margin: the row decision that would turn it, among the rows on it and on
+    the runner-up (picks.lead_margin)."""
     m = rows.where(sentences)
-    counts = np.bincount(rows.layer[m] * n_heads + rows.head[m])
+    flat = rows.layer[m] * n_heads + rows.head[m]
+    counts = np.bincount(flat)
     best = int(counts.argmax())
-    return best // n_heads, best % n_heads
+    runner = int(np.argsort(-counts, kind="stable")[1]) if (counts > 0).sum() > 1 else best
+    lead = int(counts[best] - counts[runner])
+    margin = picks.lead_margin(lead, rows.margin[m][np.isin(flat, [best, runner])]) if runner != best else picks.NO_MARGIN
+    return (best // n_heads, best % n_heads), margin
 
 
 def variants(corpus: Corpus, rows: dict[str, Displayed], excluded: dict[str, np.ndarray], study: Study,
@@ -109,13 +115,17 @@ def variants(corpus: Corpus, rows: dict[str, Displayed], excluded: dict[str, np.
             alt_rows = {lens: displayed(corpus, lens, excluded[lens], tol, score="content_mass") for lens in LENSES}
             out.append(_variant(corpus, alt_rows, study, "head_rule", rule))
         elif rule == "one_head_for_all":
-            heads = {lens: one_head(rows[lens], fit, n_heads) for lens in LENSES}
+            picked = {lens: one_head(rows[lens], fit, n_heads) for lens in LENSES}
             only = {lens: np.ones_like(excluded[lens]) for lens in LENSES}
-            for lens, (l, h) in heads.items():
+            for lens, ((l, h), _) in picked.items():
                 only[lens][l, h] = False
             v = _variant(corpus, {lens: displayed(corpus, lens, only[lens], tol) for lens in LENSES},
                          study, "head_rule", rule)
-            v.heads = list(heads[study.stop_rule.lenses[0]])
+            (layer, head), margin = picked[study.stop_rule.lenses[0]]
+            v.heads = [layer, head]
+            turned = min(m for _, m in picked.values())   # any lens's head turning changes every row of it
+            v.margins = {k: (min(m, turned), step) for k, (m, step) in v.margins.items()} | {
+                "layer": (margin, picks.NO_MARGIN), "head": (margin, picks.NO_MARGIN)}
             out.append(v)
         else:
             raise ValueError(f"unknown head rule {rule!r} in study.yml sensitivity")

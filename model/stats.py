@@ -282,6 +282,14 @@ def summaries(corpus: Corpus, world: World, alt: World, sentences: list[int], re
             worst=_row(corpus, d, worst_row),
         )
         s.margins = _summary_margins(d, d_alt, alpha, alt.rows["alpha"], m, worst, worst_row, heavy, n_layers)
+        # Each of the three heads holding most of the counted rows is a pick among heads by a
+        # count: it turns only when as many rows as its lead turn (picks.rank_margins).
+        by_rows = {"heavy": (s.heavy_heads, picks.row_margins(alpha.sink[m], 0.9, np.minimum(alpha.margin[m], d.margin[m]))),
+                   "punct": (s.punct_heads, picks.row_margins(d.punct[m], 0.5, d.margin[m])),
+                   "sink": (s.sink_heads, picks.row_margins(sink, 0.5, d.margin[m]))}
+        for name, (ranked, rows_m) in by_rows.items():
+            for i, place in enumerate(picks.rank_margins([c for _, _, c in ranked], rows_m)):
+                s.margins |= {f"{name}_head{i}.{f}": (place, picks.NO_MARGIN) for f in ("layer", "head")}
         if lens != "alpha":
             a = alpha.sink[m]
             worse = sink > a
@@ -346,9 +354,9 @@ def _summary_margins(d: Displayed, d_alt: Displayed, alpha: Displayed, alpha_alt
     heads = {"heavy": min(heavy_margin, float(d.margin[m][heavy].min()) if heavy.any() else picks.NO_MARGIN),
              "punct": holding(d.punct[m] > 0.5, d.punct[m], d_alt.punct[m], 0.5),
              "sink": holding(d.sink[m] > 0.5, d.sink[m], d_alt.sink[m], 0.5)}
-    for name, margin in heads.items():
+    for name, margin in heads.items():   # (which head is where: summaries, by the rows' leads)
         for i in range(3):
-            out |= {f"{name}_head{i}.{f}": (margin, pick) for f in ("layer", "head", "rows")}
+            out[f"{name}_head{i}.rows"] = (margin, 1.0)
     out["n_above_50_heads"] = (heads["sink"], 1.0)
     return out
 

@@ -104,7 +104,7 @@ def asks(corpus: Corpus, rows: dict[str, Displayed], ablation: set[int], zeroing
     margin is below picks.SEARCHED_BELOW (about 2 % of the rows on all-mpnet-base-v2's 144
     heads, fewer on the MiniLMs), so that a count over the ground truth knows whether a
     reader's rounding could turn it; in the value-zeroing sample, every word's alpha
-    layer; every sentence, the fixes' matrices."""
+    layer (and its alternative head's, likewise); every sentence, the fixes' matrices."""
     from .ground_truth import Ask
 
     out = []
@@ -122,8 +122,11 @@ def asks(corpus: Corpus, rows: dict[str, Displayed], ablation: set[int], zeroing
                     heads[(int(w), int(l), int(h))] = None
         a = rows["alpha"]
         m = a.sentence == i
-        vz = [(int(w), int(l)) for w, l in zip(a.word[m], a.layer[m])] if i in zeroing else []
-        out.append(Ask(tokens, list(heads), vz))
+        vz = {(int(w), int(l)): None for w, l in zip(a.word[m], a.layer[m])} if i in zeroing else {}
+        if vz and alt is not None:   # and the layer of alpha's alternative head, where its pick is near a tie
+            near = m & (a.margin < picks.SEARCHED_BELOW)
+            vz |= {(int(w), int(l)): None for w, l in zip(alt["alpha"].word[near], alt["alpha"].layer[near])}
+        out.append(Ask(tokens, list(heads), list(vz)))
     return out
 
 
@@ -133,8 +136,7 @@ class Folded:
     effects: dict[tuple[int, int, int], np.ndarray]   # (word, layer, head) -> [4]: sink, content, content without the word, head
     fixes: dict[str, np.ndarray]                       # kobayashi2021, alti -> [L, T, T] rows normalized (float32)
     fix_rows: dict[str, np.ndarray]                    # kobayashi2021, alti -> [L, n_words, K] word rows
-    zeroing: dict[int, np.ndarray]                     # word -> its value-zeroing word row [K]
-    zeroing_layer: dict[int, int] = field(default_factory=dict)   # word -> the layer of that row
+    zeroing: dict[tuple[int, int], np.ndarray]         # (word, layer) -> its value-zeroing word row [K]
 
 
 def _normalized(m: np.ndarray) -> np.ndarray:
@@ -151,8 +153,7 @@ def fold(truth, ask, wm: instrument.WordMap) -> Folded:
         effects={key: e for key, e in zip(ask.heads, truth.effects)},
         fixes=fixes,
         fix_rows={name: instrument.word_rows(m.astype(np.float64), wm).astype(np.float32) for name, m in fixes.items()},
-        zeroing={w: (_normalized(z).mean(axis=0) @ wm.cols) for (w, _), z in zip(ask.zeroing, truth.zeroing)},
-        zeroing_layer=dict(ask.zeroing),
+        zeroing={(w, l): (_normalized(z).mean(axis=0) @ wm.cols) for (w, l), z in zip(ask.zeroing, truth.zeroing)},
     )
 
 
@@ -447,8 +448,8 @@ def row_table(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun) -> dict[s
         for s, w, l in zip(a.sentence, a.word, a.layer):
             if fix in CHEAP:
                 full.append(t.folded[s].fix_rows[fix][l, w].astype(np.float64))
-            elif t.folded[s].zeroing_layer.get(int(w)) == l:   # measured on this layer only
-                full.append(t.folded[s].zeroing[int(w)])
+            elif (int(w), int(l)) in t.folded[s].zeroing:   # measured on its sample only
+                full.append(t.folded[s].zeroing[(int(w), int(l))])
             else:
                 full.append(None)
         cols = {"layer": a.layer.astype(float), "sink_share": np.full(len(full), np.nan),
@@ -706,9 +707,12 @@ def _margins(corpus: Corpus, rows: dict[str, Displayed], alt_rows: dict[str, Dis
                            count(table[lens]["head_effect"][ms], alt_table[lens]["head_effect"][ms], d.margin[ms], harmful_at))
         w = weighted_rows[lens]
         weighted = count(w.sink, w.alternative(corpus, lens).sink, w.margin, threshold)
-        # idle: the survivors' median bound ratio below 1, its interval below the others'
-        decided = min(surv, picks.threshold_margin([st.median_ratio_survivors], 1.0),
-                      picks.comparison_margin([st.median_ratio_survivors_hi], [st.median_ratio_others_lo]))
+        # idle: the survivors' median bound ratio below 1, its interval below the others'. A
+        # survivor turning moves that median and those bounds by about an order statistic of a
+        # few hundred rows: it can turn the verdict only where one of them is within 5 % of its bar.
+        slack = min(picks.threshold_margin([st.median_ratio_survivors], 1.0),
+                    picks.comparison_margin([st.median_ratio_survivors_hi], [st.median_ratio_others_lo]))
+        decided = min(surv if slack < 0.05 else picks.NO_MARGIN, slack)
         st.margins = {"n_survivors": (surv, 1.0), "idle": (decided, 1.0),
                       **{k: (surv_s, 1.0) for k in ("n_survivors_measured", "n_survivor_sentences_measured")},
                       **{k: (on_survivors, 1.0) for k in ("survivors_above_threshold", "survivors_harmful")},
@@ -790,9 +794,9 @@ def oracle_check(ckpt, t: TruthRun, sentences: list[int], every: int = 1) -> tup
         for name, m in (("kobayashi2021", truth.kobayashi), ("alti", truth.alti)):
             diffs[name] = max(diffs[name], float(np.abs(_normalized(m) - ref.fixes[name]).max()))
         wm = instrument.word_map(_word_ids(ask))
-        for (w, _), z in zip(ask.zeroing, truth.zeroing):
+        for (w, l), z in zip(ask.zeroing, truth.zeroing):
             diffs["value_zeroing"] = max(diffs["value_zeroing"],
-                                         float(np.abs(_normalized(z).mean(axis=0) @ wm.cols - ref.zeroing[w]).max()))
+                                         float(np.abs(_normalized(z).mean(axis=0) @ wm.cols - ref.zeroing[(w, l)]).max()))
         if ask.zeroing:
             zeroed.append(i)
         if ask.heads:

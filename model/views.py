@@ -80,7 +80,7 @@ def truth_record(folded: Folded) -> dict:
     return {
         "ablation": [[w, l, h, ablation_share(e), *_rounded(e[[0, 1, 3]])] for (w, l, h), e in folded.effects.items()],
         "fixes": {name: quantize_alpha(m) for name, m in folded.fixes.items()},
-        "value_zeroing": [[w, folded.zeroing_layer[w], _rounded(row)] for w, row in folded.zeroing.items()],
+        "value_zeroing": [[w, l, _rounded(row)] for (w, l), row in folded.zeroing.items()],
     }
 
 

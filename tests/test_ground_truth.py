@@ -135,7 +135,7 @@ def test_fold_normalizes_token_rows_then_folds():
     ask = gt.Ask(tokens=[[1, 2]], heads=[], zeroing=[(0, 0)])
     f = truth.fold(t, ask, instrument.word_map([None, 0, 0, None]))
     # each token row to 1 first (.25 .5 .25 0 and 0 .25 .25 .5), their mean, columns [CLS] | w (2 tokens) | [SEP]
-    assert f.zeroing[0] == pytest.approx([0.125, 0.625, 0.25])
+    assert f.zeroing[(0, 0)] == pytest.approx([0.125, 0.625, 0.25])   # (word, layer)
     assert f.fix_rows["alti"][0, 0] == pytest.approx([0.25, 0.5, 0.25])
 
 

@@ -20,7 +20,9 @@ def write(tmp_path, text: str):
 
 
 def test_a_lock_round_trips(tmp_path):
-    numbers = {"b": Locked(0.25, 0.0005), "a": Locked("MiniLM", 0.0), "c": Locked(True, 0.0), "d": Locked(3, 0.0)}
+    numbers = {"b": Locked(0.25, 0.0005, printed={"en pct:1": "25.0%", "fr pct:1": "25,0\u202f%"}),
+               "a": Locked("MiniLM", 0.0), "c": Locked(True, 0.0),
+               "d": Locked(3, 1.0, 2e-5, printed={"en int~1": "3"}, shown={"int": "int~1"})}
     path = tmp_path / "numbers.lock.json"
     lock.write(path, numbers, {"code_version": "abc"})
     back = lock.read(path)

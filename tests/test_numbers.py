@@ -28,12 +28,14 @@ from model.site import numbers
     (0.5, "text", "0.5"),
     (True, "yesno", "yes"),
     (False, "yesno", "no"),
+    (1.7e-6, "below:1e-5", "1e-05"), (1352, "about:1", "about 1350"), (1350, "about:2", "about 1400"),
 ])
 def test_each_format(value, fmt, shown):
     assert formats.format_value("k", value, fmt) == shown
 
 
-@pytest.mark.parametrize("fmt", ["percent", "pct", "pct:x", "pct:10", "int:1", "fixed:2~", "sci:1~big", "~1e-5", ""])
+@pytest.mark.parametrize("fmt", ["percent", "pct", "pct:x", "pct:10", "int:1", "fixed:2~", "sci:1~big", "~1e-5", "",
+                                 "below:0", "below:", "below:1e-5~1"])
 def test_a_bad_format_says_which_formats_exist(fmt):
     with pytest.raises(NumberError, match=rf"bad format {fmt!r}: use pct:N, pp:N, fixed:N, ratio:N, sci:N"):
         formats.parse_format(fmt)
@@ -46,6 +48,8 @@ def test_formats_that_would_hide_something_are_errors():
         formats.format_value("k", 2.5, "ord")
     with pytest.raises(NumberError, match=r"'k' is text \('MiniLM'\); cite it with format 'text'"):
         formats.format_value("k", "MiniLM", "pct:1")
+    with pytest.raises(NumberError, match=r"'k' = 2e-05 is not below its bound 1e-05 \(format 'below:1e-5'\)"):
+        formats.format_value("k", 2e-5, "below:1e-5")
 
 
 def test_default_formats():

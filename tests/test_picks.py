@@ -56,4 +56,19 @@ def test_top_margins_and_leads():
     assert picks.lead_margin(0, [3e-6, 1e-3]) == 3e-6      # a tie turns with one row
     assert picks.lead_margin(2, [3e-6, 1e-3]) == 1e-3      # a lead of two needs two
     assert picks.lead_margin(3, [3e-6, 1e-3]) == picks.NO_MARGIN
-    assert picks.family("above_50", 0.1, 4)["above_50_share_lo"] == (0.1, 0.25)
+    assert picks.family("above_50", 0.1, 4)["above_50_share"] == (0.1, 0.25)
+    assert picks.family("above_50", 0.1, 4)["above_50_share_lo"] == (0.1, 0.75)   # a bound moves by up to 3 rows' share
+
+
+def test_rank_margins_turn_with_the_lead():
+    # counts 10, 9, 5, 5: first place leads by one (one row turns it), second is one behind the
+    # first and four ahead of the third (one row), third ties the fourth (one row)
+    margins = [1e-3, 2e-3, 3e-3, 4e-3, 5e-3]
+    assert picks.rank_margins([10, 9, 5, 5], margins) == [1e-3, 1e-3, 1e-3]
+    assert picks.rank_margins([10, 7, 4], margins) == [3e-3, 3e-3, 3e-3]   # leads of 3: the 3rd smallest
+    assert picks.rank_margins([10], margins) == [picks.NO_MARGIN]
+    assert picks.row_margins([0.5005, 0.9], 0.5, [1.0, 1e-4]).tolist() == pytest.approx([1e-3, 1e-4])
+
+
+def test_a_count_ignores_rows_not_measured_whatever_their_pick():
+    assert picks.count_margin([np.nan, 0.2], 0.5, [0.9, 0.2], [1e-6, 1.0]) == pytest.approx(0.6)

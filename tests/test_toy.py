@@ -54,7 +54,8 @@ def test_the_plugin_builds_the_toy_with_its_numbers_table_chart_and_claim(toy):
     assert (toy / "site" / "downloads" / "results.json").is_file()
     assert (toy / "site" / "assets" / "javascripts" / "vega-bundle.js").is_file()
     locked = lock.read(toy / "docs" / "numbers.lock.json").numbers
-    assert locked["fruit.apple.share"] == lock.Locked(0.6, 0.0005)   # the tightest of its citations: the table's pct:1
+    # the tightest of its citations (the table's pct:1), and what each prints
+    assert locked["fruit.apple.share"] == lock.Locked(0.6, 0.0005, printed={"en pct:0": "60%", "en pct:1": "60.0%"})
 
 
 def test_the_toys_citations_link_to_its_reference_list(toy):

@@ -5,6 +5,12 @@ and `_hi` (its interval), `l6.fit.alpha.median_sink`, `l6.layer2.value_norm.abov
 `l6.ratio.cls_v.median`, `l3.row.s4.w2.alpha.sink_share`. `flatten` defines them all,
 with the margin of the decision behind each (model/picks.py); the engine (livenumbers)
 formats, cites, locks and gates them without knowing what they mean.
+
+Every discrete key (a count, a pick, a verdict, a word) is *declared*: it has its own margin,
+recorded by the measurement that decided it, or it is exact by construction, a count or
+text of the inputs (the settings, the corpus, the models' sizes, the sample sizes: the
+names in INPUT_COUNTS). The gate fails on a cited discrete key that is neither ("no margin
+for ..."), so a new statistic cannot be published without its margin.
 """
 from __future__ import annotations
 
@@ -13,6 +19,18 @@ import re
 from typing import Any
 
 from .. import picks, stats
+
+# Last parts of keys that count the inputs, whatever they are measured on: how many sentences,
+# rows (every word of a sentence is a row), pairs, heads, layers; what a sample's period is.
+# Exact by construction: no float decision is behind them.
+INPUT_COUNTS = frozenset({
+    "n_rows", "n_rows_all", "n_sentences", "n_test_sentences", "n_fit_sentences", "n_downstream_sentences",
+    "n_pairs", "n_heads", "family", "permutations", "n_multi_subword", "sentences_one_token_words",
+    "weighted_n_rows", "ablation_sentences", "sentences", "zeroing_sentences", "n_ablation_sentences",
+    "n_threshold_rows", "ablation_every", "value_zeroing_every", "n_zeroing_sentences", "oracle_sentences",
+    "referent_a_named_first", "downstream_every", "row_columns",
+})
+EXACT = (picks.NO_MARGIN, picks.NO_MARGIN)   # the margin of a key no rounding can turn
 
 
 class Numbers(dict):
@@ -43,13 +61,23 @@ class Numbers(dict):
         if m and m.group(1) in self._results["models"]:
             r = self._row_index(m.group(1), int(m.group(2)), int(m.group(3)))
             rows = self._results["models"][m.group(1)]["rows"]
-            if r is not None and m.group(4) in rows and "head_margin" in rows[m.group(4)]:
+            on = "alpha" if m.group(5) == "alpha_head_sink" else m.group(4)   # read on alpha's head: its pick
+            if r is not None and on in rows and "head_margin" in rows[on]:
                 lens = rows[m.group(4)]
-                found.append((_inf(lens["head_margin"][r]), float("inf")))
+                found.append((_inf(rows[on]["head_margin"][r]), float("inf")))
                 if m.group(5) == "top_word":
                     found.append((_inf(lens["top_margin"][r]), float("inf")))
         found = [f for f in found if f is not None and f[0] is not None]
         return min(found, key=lambda f: f[0]) if found else None
+
+    def declared(self, key: str) -> bool:
+        """Is the decision behind `key` recorded (its own margin, or exact by construction)?
+        A displayed row's fields are (its head choice's margin)."""
+        if key in self.margins or key.rsplit(".", 1)[-1] in INPUT_COUNTS:
+            return True
+        m = self._ROW.match(key)
+        return bool(m and m.group(1) in self._results["models"]
+                    and "head_margin" in self._results["models"][m.group(1)]["rows"].get(m.group(4), {}))
 
     def keys_for(self, pattern: str) -> list[str]:
         """A sentence's displayed-row keys, when the pattern names one (`l6.row.s8`,
@@ -117,7 +145,8 @@ class _Keys(dict):
 
 
 def flatten(results: dict) -> Numbers:
-    out = _Keys({
+    # The inputs: the settings, the corpus, the libraries. Exact by construction.
+    inputs = _Keys({
         "n_sentences": len(results["sentences"]),
         "n_models": len(results["models"]),
         "stop_rule.threshold": results["stop_rule"]["threshold"],
@@ -125,21 +154,23 @@ def flatten(results: dict) -> Numbers:
         "positional_threshold": results["positional_threshold"],
         "tie_tolerance": results["tie_tolerance"],
     })
-    _put(out, "bootstrap", results["bootstrap"])
-    _put(out, "picks", results.get("picks", {}))
-    _put(out, "calibration", results.get("calibration", {}))   # Part 9's settings (study.yml)
-    out["runtime.tolerance"] = results["runtime"]["tolerance"]
-    _put(out, "corpus", results["corpus"])
+    _put(inputs, "bootstrap", results["bootstrap"])
+    _put(inputs, "picks", results.get("picks", {}))
+    _put(inputs, "calibration", results.get("calibration", {}))   # Part 9's settings (study.yml)
+    inputs["runtime.tolerance"] = results["runtime"]["tolerance"]
+    _put(inputs, "corpus", results["corpus"])
     for register, n in results["corpus"]["registers"].items():
-        out[f"corpus.register.{register}"] = n
+        inputs[f"corpus.register.{register}"] = n
     for half, n in results["corpus"]["halves"].items():
-        out[f"corpus.half.{half}"] = n
+        inputs[f"corpus.half.{half}"] = n
     for i, b in enumerate(results["corpus"]["length_histogram"]):
-        _put(out, f"corpus.length{i}", b)
+        _put(inputs, f"corpus.length{i}", b)
     for name, version in results["provenance"]["libraries"].items():
-        out[f"library.{name}"] = version
+        inputs[f"library.{name}"] = version
     for i, text in enumerate(results["sentences"]):
-        out[f"sentence.{i}"] = text
+        inputs[f"sentence.{i}"] = text
+    out = _Keys(inputs)
+    out.margins = {key: EXACT for key in inputs}
     for k, m in results["models"].items():
         _model(out, k, m, results["sentences"], results.get("picks", {}).get("tie_tolerance", 0.0))
     return Numbers(out, results, out.margins)
@@ -171,15 +202,18 @@ def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: flo
     L, nh = m["n_layers"], m["n_heads"]
     for name, margin_step in (m.get("margins") or {}).items():   # "*": every key of the model
         _note(out, f"{k}.{name}", margin_step)
-    _put(out, k, {"n_layers": L, "n_heads": nh, "n_heads_total": L * nh, "n_sentences": m["n_sentences"],
-                  "model": m["model"], "adopted": m["adopted"], "sha256": m["sha256"], "source": m["source"],
-                  "tokens_per_word": m["tokens_per_word"], "checkpoint": m["checkpoint"], "package": m["package"],
-                  "d_model": m["d_model"]})
-    for half, idx in m["halves"].items():
-        out[f"{k}.n_{half}_sentences"] = len(idx)
-    if m.get("scale"):   # the cost per sentence, and 10^6 sentences on paper (the colophon)
-        _put(out, f"{k}.scale", m["scale"])
-        _put(out, f"{k}.scale.million", m["scale"]["million"])
+    described = {"n_layers": L, "n_heads": nh, "n_heads_total": L * nh, "n_sentences": m["n_sentences"],
+                 "model": m["model"], "sha256": m["sha256"], "source": m["source"], "tokens_per_word": m["tokens_per_word"],
+                 "checkpoint": m["checkpoint"], "package": m["package"], "d_model": m["d_model"],
+                 **{f"n_{half}_sentences": len(idx) for half, idx in m["halves"].items()}}
+    _put(out, k, described | {"margins": {name: EXACT for name in described}})   # the model and its corpus, as given
+    # Adopted if any stop-rule lens is: turned by the nearest of their verdicts.
+    adopted = min((picks.verdict_margin(v["rows_above"], v["max_rows_above"], _inf(v.get("margin"))) for v in m["verdicts"]),
+                  default=picks.NO_MARGIN)
+    _put(out, k, {"adopted": m["adopted"], "margins": {"adopted": (adopted, 1.0)}})
+    if m.get("scale"):   # the cost per sentence, and 10^6 sentences on paper (the colophon): arithmetic on the inputs
+        _put(out, f"{k}.scale", m["scale"] | {"margins": {n: EXACT for n in m["scale"]}})
+        _put(out, f"{k}.scale.million", m["scale"]["million"] | {"margins": {n: EXACT for n in m["scale"]["million"]}})
     for lens, s in m["summary"].items():
         p = f"{k}.{lens}"
         _put(out, p, s["stats"])
@@ -188,6 +222,7 @@ def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: flo
         out[f"{p}.worst_sentence_text"] = sentences[s["stats"]["worst_sentence"]]
         _note(out, f"{p}.worst_sentence_text", getattr(out, "margins", {}).get(f"{p}.worst_sentence"))
         out[f"{p}.n_positional"] = len(m["positional_heads"][lens])
+        _note(out, f"{p}.n_positional", (_inf(((m.get("margins") or {}).get("*") or [None])[0]), 1.0))
         held_out = m["positional_heads_held_out"][lens]
         out[f"{p}.n_positional_held_out"] = len(held_out)
         out[f"{p}.positional_same_either_half"] = sorted(held_out) == sorted(m["positional_heads"][lens])
@@ -358,9 +393,11 @@ def _flip_set(out: dict, p: str, s: dict) -> None:
     for order in (None, *s.get("orders", {})):  # the pairs themselves, as text; within an order, numbered in it
         q = p if order is None else f"{p}.{order}"
         for i, pair in enumerate(x for x in pairs if order in (None, x["order"])):
-            for j, side in enumerate("ab"):
+            for j, side in enumerate("ab"):   # the pairs as written (flip_pairs.yml): exact
                 out[f"{q}.pair{i}.sentence_{side}"] = pair["sentences"][j]
                 out[f"{q}.pair{i}.referent_{side}"] = pair["referents"][j]
+                for name in ("sentence", "referent"):
+                    _note(out, f"{q}.pair{i}.{name}_{side}", EXACT)
     for order, sub in s.get("orders", {}).items():
         _flip_set(out, f"{p}.{order}", sub)
     if s.get("null"):

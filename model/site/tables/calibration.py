@@ -24,34 +24,19 @@ def reading_label(reading: str) -> str:
     return f"{FIX_LABELS[reading]} (α's layer)"
 
 
-def _near_a_tie(r, key: str) -> bool:
-    """Whether a row behind `key` sits nearer the threshold or a tie than the gate's floor
-    (study.yml picks.margin_floor), so that a reader's rounding could count it the other way."""
-    found = r.numbers.margin(key)
-    return found is not None and found[0] < r.results.get("picks", {}).get("margin_floor", 0.0)
-
-
-def _cell(r, key: str, rows: int | None = None) -> str:
+def _cell(r, key: str) -> str:
     """A share and its interval, "12% (9–14%)"; a dash where there is no row to form it over.
-    `rows`: the ratio's denominator. Where a row behind the share sits nearer a tie than the
-    floor, the share is cited to within one of its rows (what that row turning moves it by),
-    and its bounds to within the interval's width (a bootstrap bound over few rows can move by
-    more than a row's share when one turns: the suite's simulated machine moved one of 188
-    by 0.01); exactly otherwise."""
+    Where a row behind it sits within the floor of turning, the lock prints it with the digits
+    every machine agrees on (livenumbers/printed.py)."""
     if r.numbers.get(key) is None:
         return "—"
-    if not (rows and _near_a_tie(r, key)):
-        return f"{r.cite(key, 'pct:0')} ({span(r.cite(f'{key}_lo', 'pct:0'), r.cite(f'{key}_hi', 'pct:0'))})"
-    row = max(0.005, 1.0 / rows)
-    width = max(row, r.numbers[f"{key}_hi"] - r.numbers[f"{key}_lo"])
-    bound = f"pct:0~{width:.3g}"
-    return f"{r.cite(key, f'pct:0~{row:.3g}')} ({span(r.cite(f'{key}_lo', bound), r.cite(f'{key}_hi', bound))})"
+    return f"{r.cite(key, 'pct:0')} ({span(r.cite(f'{key}_lo', 'pct:0'), r.cite(f'{key}_hi', 'pct:0'))})"
 
 
 def _count(r, key: str) -> str:
-    """A count of rows: to within the one row a reader's rounding could turn where a row sits
-    nearer a tie than the floor, exactly otherwise."""
-    return r.cite(key, "int~1" if _near_a_tie(r, key) else "int")
+    """A count of rows ("about 1350" where a row behind it sits within the floor of turning:
+    the lock's choice, livenumbers/printed.py)."""
+    return r.cite(key, "int")
 
 
 def _readings(r, model: str, truth: str) -> list[str]:
@@ -71,8 +56,8 @@ def calibration(r, model: str, truth: str = "layer") -> str:
         row = [reading_label(reading)]
         for corpus in CORPORA:
             p = f"{model}.cal.{corpus}.{truth}.{reading}"
-            row += [_count(r, f"{p}.n_badged"), _cell(r, f"{p}.precision", r.numbers.get(f"{p}.n_badged")),
-                    _cell(r, f"{p}.recall", r.numbers.get(f"{p}.n_truth_above"))]
+            row += [_count(r, f"{p}.n_badged"), _cell(r, f"{p}.precision"),
+                    _cell(r, f"{p}.recall")]
         if not primary:
             row += [r.cite(f"{model}.cal.{corpus}.{truth}.{reading}.fit", "yesno") for corpus in CORPORA]
         if both:

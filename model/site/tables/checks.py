@@ -7,20 +7,20 @@ from __future__ import annotations
 from livenumbers.tables import md_table
 
 from ..links import instrument_url
-from .common import NOISE, escape, model_name
+from .common import below, escape, model_name
 
 
 def checks(r, model: str) -> str:
     p = f"{model}.check"
     rows = [
         ["Sentences the oracle re-ran", r.cite(f"{p}.oracle_sentences", "int")],
-        ["Reference vs oracle, attention (max abs)", r.cite(f"{p}.oracle_max_abs_alpha", NOISE)],
-        ["Reference vs oracle, last hidden state (max abs)", r.cite(f"{p}.oracle_max_abs_hidden", NOISE)],
-        ["Reference vs oracle, displayed sink shares (max abs)", r.cite(f"{p}.oracle_max_abs_sink", NOISE)],
+        ["Reference vs oracle, attention (max abs)", below(r, f"{p}.oracle_max_abs_alpha", "1e-5")],
+        ["Reference vs oracle, last hidden state (max abs)", below(r, f"{p}.oracle_max_abs_hidden", "1e-5")],
+        ["Reference vs oracle, displayed sink shares (max abs)", below(r, f"{p}.oracle_max_abs_sink", "1e-5")],
         ["Oracle opens the same head for every row not within the margin floor of a tie",
          r.cite(f"{p}.oracle_same_heads", "yesno")],
         ["... rows within it (their head is the float32 reference's rounding)", r.cite(f"{p}.oracle_near_tie_rows", "int")],
-        ["Norms forced to 1.0 vs α folded by loops (max abs)", r.cite(f"{p}.unit_norms_max_diff", "sci:1~1e-6")],
+        ["Norms forced to 1.0 vs α folded by loops (max abs)", below(r, f"{p}.unit_norms_max_diff", "1e-6")],
         ["... within float32 rounding of α's row sums", r.cite(f"{p}.unit_norms_agree", "yesno")],
         ["[CLS] value norm forced to 0: median sink share under ‖α v‖", r.cite(f"{p}.cls_zero_median_sink", "pct:2")],
         ["... and displayed rows still above 50 % (every row, the stop rule's count)", r.cite(f"{p}.cls_zero_rows_above", "int")],
@@ -33,8 +33,9 @@ def agreement(r) -> str:
     rows = []
     for key in r.results["models"]:
         c = lambda k, fmt: r.cite(f"{key}.check.{k}", fmt)
-        rows.append([model_name(r, key), c("oracle_sentences", "int"), c("oracle_max_abs_alpha", NOISE),
-                     c("oracle_max_abs_hidden", NOISE), c("oracle_max_abs_sink", NOISE), c("oracle_same_heads", "yesno"),
+        noise = lambda k: below(r, f"{key}.check.{k}", "1e-5")
+        rows.append([model_name(r, key), c("oracle_sentences", "int"), noise("oracle_max_abs_alpha"),
+                     noise("oracle_max_abs_hidden"), noise("oracle_max_abs_sink"), c("oracle_same_heads", "yesno"),
                      c("oracle_near_tie_rows", "int")])
     return md_table(["Model", "Sentences re-run", "Attention (max abs)", "Last hidden state (max abs)",
                      "Displayed sink shares (max abs)", "Same head, every row not at a near-tie",

@@ -8,12 +8,32 @@ from livenumbers.tables import span
 from ..links import instrument_url
 
 
-# Reference vs oracle differences are float32 rounding noise: they differ from one CPU to
-# the next, so they are locked to within the agreement the tests require (numbers.py).
-NOISE = "sci:1~1e-5"
+def below(r, key: str, bound: str) -> str:
+    """A figure that is float32 rounding noise (reference against oracle) as the bound it stays
+    under on every machine, "< 1e-05": it differs from one CPU to the next, so its own digits
+    are not published (livenumbers/printed.py)."""
+    return f"< {r.cite(key, f'below:{bound}')}"
 
 
 HALVES = {"test": "held out", "fit": "fitted on", "all": "whole corpus"}
+
+
+# What a table prints instead of a pick another machine's rounding could turn.
+NEAR_TIE = "a near tie"
+
+
+def decided(r, key: str) -> bool:
+    """Is the pick behind `key` clear of the margin floor (study.yml picks), so that every
+    machine makes it alike? (A key with no decision behind it is.)"""
+    found = r.numbers.margin(key)
+    return found is None or found[0] >= r.results.get("picks", {}).get("margin_floor", 0.0)
+
+
+def decided_row(r, model: str, i: int, lenses) -> bool:
+    """Is every head the lenses open for displayed row `i` clear of the margin floor?"""
+    rows = r.results["models"][model]["rows"]
+    floor = r.results.get("picks", {}).get("margin_floor", 0.0)
+    return all((rows[lens]["head_margin"][i] is None or rows[lens]["head_margin"][i] >= floor) for lens in lenses)
 
 
 def ci_label(r) -> str:

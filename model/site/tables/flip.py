@@ -9,7 +9,7 @@ import re
 from livenumbers.tables import md_table
 
 from ..numbers import flip_key, flip_set
-from .common import ci_cell, ci_label, escape, model_name
+from .common import NEAR_TIE, ci_cell, ci_label, decided, escape, model_name
 
 
 def flip_summary(r, lens: str = "alpha") -> str:
@@ -46,8 +46,8 @@ def flip_sets(r) -> str:
             rows.append([model, label, r.cite(f"{p}.n_pairs", "int"),
                          r.cite(f"{p}.alpha.toward_share", "pct:1"), ci_cell(r, f"{p}.alpha.toward_share", "pct:1"),
                          r.cite(f"{h}.n_significant", "int"),
-                         f"{r.cite(f'{h}.best', 'text')}: {r.cite(f'{h}.best_follows', 'int')} / "
-                         f"{r.cite(f'{h}.best_opposes', 'int')}",
+                         (f"{r.cite(f'{h}.best', 'text')}: {r.cite(f'{h}.best_follows', 'int')} / "
+                          f"{r.cite(f'{h}.best_opposes', 'int')}" if decided(r, f"{h}.best") else NEAR_TIE),
                          r.cite(f"{p}.alpha.most_pairs_followed", "int"), r.cite(f"{h}.null_max_follows", "fixed:0"),
                          r.cite(f"{p}.model_follows", "pct:1"), ci_cell(r, f"{p}.model_follows", "pct:1")])
     return md_table(["Model", "Pairs", "Number", "Heads moved toward the reader", ci_label(r),

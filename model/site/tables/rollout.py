@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from livenumbers.tables import md_table, span
 
-from .common import ci_cell, ci_label, model_name
+from .common import NEAR_TIE, ci_cell, ci_label, decided, model_name
 
 
 def rollout(r) -> str:
@@ -75,8 +75,11 @@ def rollout_baselines(r, intervals: bool = False) -> str:
     def best() -> list[str]:
         out = ["The best guess"]
         for m in models:
-            r.cite(f"{m}.rollout.best_baseline", "text")      # recorded and locked like any citation
-            out.append(ROLLOUT_BASELINES[r.numbers[f"{m}.rollout.best_baseline"]])
+            if decided(r, f"{m}.rollout.best_baseline"):
+                r.cite(f"{m}.rollout.best_baseline", "text")      # recorded and locked like any citation
+                out.append(ROLLOUT_BASELINES[r.numbers[f"{m}.rollout.best_baseline"]])
+            else:   # two guesses within rounding of each other: either could be best elsewhere
+                out.append(NEAR_TIE)
             if intervals:
                 out.append("—")
         return out

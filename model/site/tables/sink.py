@@ -7,7 +7,7 @@ from __future__ import annotations
 from livenumbers.tables import md_table
 
 from ...instrument import LENS_LABELS, LENSES
-from .common import HALVES, ci_cell, ci_label, model_name, row_link
+from .common import HALVES, ci_cell, ci_label, decided_row, model_name, row_link
 
 
 def lens_summary(r, model: str) -> str:
@@ -86,10 +86,12 @@ def layer_picks(r, model: str) -> str:
 
 
 def worst_rows(r, model: str, n: int = 20) -> str:
-    """The held-out rows with the most sink under α, each under every lens."""
+    """The held-out rows with the most sink under α, each under every lens; a row whose head a
+    lens picks within the margin floor of a tie is left out (another machine may open another)."""
     rows_ = r.results["models"][model]["rows"]
     test = set(r.results["models"][model]["halves"]["test"])
-    order = sorted((i for i, s in enumerate(rows_["sentence"]) if s in test), key=lambda i: -rows_["alpha"]["sink_share"][i])
+    order = sorted((i for i, s in enumerate(rows_["sentence"]) if s in test and decided_row(r, model, i, LENSES)),
+                   key=lambda i: -rows_["alpha"]["sink_share"][i])
     out = []
     for i in order[:n]:
         s, w = rows_["sentence"][i], rows_["word_index"][i]

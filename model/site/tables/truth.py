@@ -8,7 +8,7 @@ from livenumbers.tables import md_table
 
 from ...instrument import LENS_LABELS, LENSES
 from ...truth import FIX_CITED
-from .common import NOISE, ci_cell, ci_label, model_name, row_link
+from .common import below, ci_cell, ci_label, decided_row, model_name, row_link
 
 
 TRACK_LABELS = {**{lens: f"{LENS_LABELS[lens]} (α's head)" for lens in LENSES}, **FIX_CITED,
@@ -158,21 +158,26 @@ def truth_agreement(r) -> str:
     """Part 8's measures, reference against oracle (largest differences, oracle's sentences)."""
     rows = []
     for key in r.results["models"]:
-        c = lambda k, fmt=NOISE: r.cite(f"{key}.truth.agreement.{k}", fmt)
+        c = lambda k, fmt: r.cite(f"{key}.truth.agreement.{k}", fmt)
+        noise = lambda k, bound: below(r, f"{key}.truth.agreement.{k}", bound)
+        # The bounds: the target set before measuring (1e-5), one decade lower for the effects,
+        # one higher where a float32 quantity is read (ALTI's layer outputs, the bound's ||f(x)||).
         rows.append([model_name(r, key), c("sentences", "int"), c("ablation_sentences", "int"), c("zeroing_sentences", "int"),
-                     c("max_abs_ablation_share"),
-                     c("max_abs_effect"), c("max_abs_kobayashi2021"), c("max_abs_alti"), c("max_abs_value_zeroing"),
-                     c("max_abs_bound_ratio")])
+                     noise("max_abs_ablation_share", "1e-5"),
+                     noise("max_abs_effect", "1e-6"), noise("max_abs_kobayashi2021", "1e-5"), noise("max_abs_alti", "1e-4"),
+                     noise("max_abs_value_zeroing", "1e-5"), noise("max_abs_bound_ratio", "1e-4")])
     return md_table(["Model", "Sentences", "... in the ablation's sample", "... with value zeroing",
                      "Ablation sink share (its sample's)", "Effects (1 − cos)",
                      "ATB+RES+LN rows", "ALTI rows", "Value-zeroing rows", "Bound ratio"], rows)
 
 
 def harmful_rows(r, model: str, n: int = 15) -> str:
-    """The held-out rows whose sink moves the word most (alpha's head), each under every reading."""
+    """The held-out rows whose sink moves the word most (alpha's head), each under every reading;
+    a row whose α head is picked within the margin floor of a tie is left out."""
     rows_ = r.results["models"][model]["rows"]
     test = set(r.results["models"][model]["halves"]["test"])
-    order = sorted((i for i, s in enumerate(rows_["sentence"]) if s in test and rows_["alpha"]["sink_effect"][i] is not None),
+    order = sorted((i for i, s in enumerate(rows_["sentence"]) if s in test and rows_["alpha"]["sink_effect"][i] is not None
+                    and decided_row(r, model, i, ["alpha"])),
                    key=lambda i: -rows_["alpha"]["sink_effect"][i])
     out = []
     for i in order[:n]:
