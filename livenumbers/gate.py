@@ -434,9 +434,10 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
     accepted = Accepted(diff, report.failed_claims, report.fragile,
                         [u for u in steadiness(report, report.numbers, floor) if u.key not in {f.key for f in report.fragile}],
                         undecided(report, report.numbers))
-    of_record = sorted((k, a, f) for k, v in new.items() for a, f in v.shown.items())
+    of_record = sorted((k, a, f) for k, v in new.items() for a, f in v.shown.items()
+                       if k not in old or old[k].shown.get(a) != f)
     if of_record:
-        accepted.diff.append(f"{len(of_record)} citation(s) print their value of record, checked on every machine to "
+        accepted.diff.append(f"{len(of_record)} more citation(s) print their value of record, checked on every machine to "
                              "within their noise, since another machine's rounding could print them otherwise (the "
                              "lock's 'shown'): " + ", ".join(f"{k} {a} -> {f}" for k, a, f in of_record[:10])
                              + (" ..." if len(of_record) > 10 else ""))
