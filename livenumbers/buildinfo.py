@@ -35,7 +35,7 @@ def placeholder(field: str) -> str:
     return f"{_MARK}{field}{_MARK}"
 
 
-def _git(folder: Path, *args: str) -> str | None:
+def git(folder: Path, *args: str) -> str | None:
     """git's output in `folder`, or None where there is no git or no checkout."""
     try:
         proc = subprocess.run(["git", "--no-optional-locks", "-C", str(folder), *args],
@@ -53,9 +53,9 @@ class BuildInfo:
 
     @functools.cached_property
     def values(self) -> dict[str, str]:
-        head = _git(self.folder, "log", "-1", "--format=%h %cs")
+        head = git(self.folder, "log", "-1", "--format=%h %cs")
         commit, date = head.split() if head else (UNKNOWN, UNKNOWN)
-        if head and _git(self.folder, "status", "--porcelain", "--untracked-files=no"):
+        if head and git(self.folder, "status", "--porcelain", "--untracked-files=no"):
             commit += "-dirty"
         digest = hashlib.sha256(self.lock.read_bytes()).hexdigest() if self.lock.is_file() else "none (no numbers lock)"
         return {"commit": commit, "date": date, "year": date[:4] if head else UNKNOWN, "lock_sha256": digest}

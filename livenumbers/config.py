@@ -8,6 +8,9 @@ A write-up configures the engine in one place, whichever way MkDocs runs it:
           lock: numbers.lock.json             # in docs/ (the default)
           bibliography: references.bib        # in docs/ (the default): the works pages cite
           options: {corpus: data.csv}         # handed to the callable
+          registered:                         # settings fixed in advance (optional;
+            file: study.yml                   # livenumbers/registration.py): a file
+            blocks: [calibration]             # in docs/ and its registered blocks
 
     extra:                                    # or the same keys, for a site that runs
       live_numbers: {...}                     # the engine from build hooks (hooks/)

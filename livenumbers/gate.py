@@ -4,7 +4,9 @@ One function, `run`, serves both the MkDocs hooks and `python -m model check`, s
 gate holds even when the site is built by a tool that ignores hooks. It fails (in the
 report, never half-way) on: a cited number that moved beyond its tolerance, a cited
 number absent from the lock, a locked number no page cites, and a claim that no longer
-holds. Page errors (unknown key, bad format, syntax, a link to a row the instrument does
+holds; and on a registered settings block changed with no amendment saying why, or a
+page citing numbers read under an amended one without stating it (livenumbers/registration.py).
+Page errors (unknown key, bad format, syntax, a link to a row the instrument does
 not have) are collected over every page and raised together, as one `PageError`.
 """
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cache, config, formats, i18n, lock, printed, timing
+from . import cache, config, formats, i18n, lock, printed, registration, timing
 from .buildinfo import BuildInfo
 from .config import LOCK_FILE, TRANSLATIONS
 from .markup import Citation, Claim, PageError, Problem, Renderer
@@ -37,22 +39,24 @@ class Settings:
     bibliography: Path | None = None   # the BibTeX file pages cite works from (it may not exist)
     languages: i18n.Languages = i18n.Languages()   # the editions, the default first (mkdocs-static-i18n)
     translations: Path | None = None  # the folder of the site's catalogues (fr.yml): its tables' and charts' words
+    registered: registration.Declared | None = None   # the settings blocks fixed in advance (the `registered:` option)
 
     @classmethod
     def at(cls, root: Path, source: Source, docs_dir: str = "docs", lock_file: str = LOCK_FILE,
            bibliography: str = REFERENCES_FILE, translations: str = TRANSLATIONS,
-           languages: i18n.Languages | None = None) -> "Settings":
+           languages: i18n.Languages | None = None, registered: dict | None = None) -> "Settings":
         """The project's layout under `root`. The cache folder is `.cache`, or the folder
         named by LIVE_NUMBERS_CACHE (the tests' own, say): an environment variable, so the
-        notebook's kernel, started by the build, finds the same one. The languages are
-        those `root`'s mkdocs.yml builds, unless given."""
+        notebook's kernel, started by the build, finds the same one. The languages and the
+        registered blocks are those of `root`'s mkdocs.yml, unless given."""
         docs = (root / docs_dir).resolve()
         cache_dir = root / os.environ.get("LIVE_NUMBERS_CACHE", ".cache")
-        if languages is None:
-            config_file = Path(root) / "mkdocs.yml"
-            languages = i18n.languages_of(config.read(config_file)) if config_file.is_file() else i18n.Languages()
+        config_file = Path(root) / "mkdocs.yml"
+        raw = config.read(config_file) if None in (languages, registered) and config_file.is_file() else {}
+        languages = i18n.languages_of(raw) if languages is None else languages
+        registered = config.options(raw).get("registered") if registered is None else registered
         return cls(docs, docs / lock_file, cache_dir.resolve(), source, docs / bibliography, languages,
-                   docs / translations)
+                   docs / translations, registration.declared(registered))
 
 
 def site_code(source: Source) -> str:
@@ -137,17 +141,20 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     lock_digest = cache.key(_text(settings.lock))
     catalogue = i18n.Catalogue.read(settings.translations, settings.languages)
     words = [catalogue.text(lang) for lang in settings.languages.others]
-    report.inputs_key = cache.key(key, lock_digest, cache.key(_text(settings.bibliography)), settings.languages.codes, words)
+    report.inputs_key = cache.key(key, lock_digest, cache.key(_text(settings.bibliography)), settings.languages.codes, words,
+                                  settings.registered)
     # One renderer while the results, the lock and the bibliography stay (`mkdocs serve`
     # renders a saved page again with the one before: its tables and charts are reused).
     same = (report.inputs_key, id(results), id(settings.source), with_charts, mark_numbers, settings.lock,
             settings.bibliography)
     if _RENDERER.get("inputs") != same:
         locked = lock.read(settings.lock)
+        blocks = settings.registered.blocks if settings.registered else ()
         _RENDERER.update(inputs=same, locked=locked,
                          renderer=Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
                                            bibliography=Bibliography(settings.bibliography),
-                                           languages=settings.languages, catalogue=catalogue))
+                                           languages=settings.languages, catalogue=catalogue,
+                                           registrations={b: locked.registrations.get(b) for b in blocks}))
     renderer, locked = _RENDERER["renderer"], _RENDERER["locked"]
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers
@@ -177,11 +184,15 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
         except PageError as exc:
             problems += exc.problems
     problems += editions(settings.languages, rendered_all, pages(settings.docs_dir))
+    registered_now = registration.read(settings.docs_dir, settings.registered)
+    problems += [Problem(*p) for p in registration.unstated(rendered_all, settings.source.registered_keys(results),
+                                                            registered_now)]
     if problems:
         raise PageError(problems)
     for out in rendered_all:
         report.routes.setdefault(out.page, set()).update(out.routes)
     _compare(report, rendered_all, renderer.numbers, locked, settings.languages)
+    report.registrations = registration.check(registered_now, locked.registrations)
     return report
 
 
@@ -388,10 +399,12 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
     other change is written, and listed. With `exact`, every value as computed here, noise
     included, margins too (the machine that writes the lock changed). Nothing is written
     while a claim fails, a pick is nearer a tie than the floor, a printed text is within
-    rounding of another, or a cited discrete number has no margin: the lock stays as it was,
-    and what to fix is listed."""
+    rounding of another, a cited discrete number has no margin, or a registered settings
+    block changed with no amendment or is not committed: the lock stays as it was, and what
+    to fix is listed."""
     report = run(settings, with_charts=False)
-    old = lock.read(settings.lock).numbers
+    old_lock = lock.read(settings.lock)
+    old = old_lock.numbers
     floor = margin_floor(report.results)
     report.fresh = fresh_entries(report.all_citations, report.numbers, floor, steady=True)
     share = 0.0 if exact else NOISE_SHARE
@@ -431,9 +444,11 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
         diff.append(f"{len(noted)} pick margin(s) recorded beside their numbers")
     if texts:
         diff.append(f"{texts} printed text(s) recorded beside numbers already locked")
-    accepted = Accepted(diff, report.failed_claims, report.fragile,
+    registrations, changes, unrecordable = registration.record(
+        registration.read(settings.docs_dir, settings.registered), old_lock.registrations, settings.docs_dir)
+    accepted = Accepted(diff + changes, report.failed_claims, report.fragile,
                         [u for u in steadiness(report, report.numbers, floor) if u.key not in {f.key for f in report.fragile}],
-                        undecided(report, report.numbers))
+                        undecided(report, report.numbers), unrecordable)
     of_record = sorted((k, a, f) for k, v in new.items() for a, f in v.shown.items()
                        if k not in old or old[k].shown.get(a) != f)
     if of_record:
@@ -442,5 +457,5 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
                              "lock's 'shown'): " + ", ".join(f"{k} {a} -> {f}" for k, a, f in of_record[:10])
                              + (" ..." if len(of_record) > 10 else ""))
     if not accepted.refused:
-        lock.write(settings.lock, new, report.provenance)
+        lock.write(settings.lock, new, report.provenance, registrations)
     return accepted

@@ -3,7 +3,8 @@ text each of its citations prints.
 
 `docs/numbers.lock.json` is the contract with readers. The gate compares fresh results
 with it; only `accept` (`python -m livenumbers accept`, or the write-up's own command)
-rewrites it, atomically, so an interrupted accept leaves the old lock whole.
+rewrites it, atomically, so an interrupted accept leaves the old lock whole. It also
+records the registered settings blocks as accepted (`registrations`, livenumbers/registration.py).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import registration
 from .errors import UserError
 from .files import write_atomic
 
@@ -43,6 +45,7 @@ class Locked:
 class Lock:
     numbers: dict[str, Locked]
     provenance: dict
+    registrations: dict[str, registration.Registration] = field(default_factory=dict)   # an older lock: none
 
 
 def _no_duplicates(path: Path):
@@ -88,10 +91,14 @@ def read(path: Path) -> Lock:
         if not isinstance(shown, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in shown.items()):
             raise LockError(f"{path}: number {key!r} has bad shown formats {shown!r} (expected format: format)")
         numbers[key] = Locked(value, float(tol), None if margin is None else float(margin), dict(printed), dict(shown))
-    return Lock(numbers, raw.get("provenance", {}))
+    try:
+        registrations = registration.from_lock(raw.get("registrations", {}))
+    except ValueError as exc:
+        raise LockError(f"{path}: {exc}") from exc
+    return Lock(numbers, raw.get("provenance", {}), registrations)
 
 
-def render(numbers: dict[str, Locked], provenance: dict) -> str:
+def render(numbers: dict[str, Locked], provenance: dict, registrations: dict | None = None) -> str:
     body = {
         "version": LOCK_VERSION,
         "provenance": provenance,
@@ -99,13 +106,13 @@ def render(numbers: dict[str, Locked], provenance: dict) -> str:
                     | ({"printed": dict(sorted(v.printed.items()))} if v.printed else {})
                     | ({"shown": dict(sorted(v.shown.items()))} if v.shown else {})
                     for k, v in sorted(numbers.items())},
-    }
+    } | ({"registrations": {b: r.as_json() for b, r in registrations.items()}} if registrations else {})
     return json.dumps(body, indent=1, sort_keys=True) + "\n"
 
 
-def write(path: Path, numbers: dict[str, Locked], provenance: dict) -> None:
+def write(path: Path, numbers: dict[str, Locked], provenance: dict, registrations: dict | None = None) -> None:
     """Atomic: a temporary file beside the lock, renamed over it."""
-    write_atomic(path, render(numbers, provenance))
+    write_atomic(path, render(numbers, provenance, registrations))
 
 
 def moved(locked: Locked, now: Any) -> bool:

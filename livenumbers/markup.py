@@ -11,6 +11,8 @@ The injection syntax, written in Markdown (or a notebook's markdown cells):
     {{ cite("key") }}, {{ citet("key") }}     a work of the bibliography, linked to the page's
                                               reference list (livenumbers/references.py)
     {{ build_info("commit") }}                what the build was made from (livenumbers/buildinfo.py)
+    {{ registration("calibration") }}         a registered settings block's commit, date and
+                                              amendments (livenumbers/registration.py)
 
 and the source's own functions (livenumbers/source.py; this site's `instrument()` and
 `row_link()` link into the instrument page). Every call records (key, format, page, line).
@@ -35,7 +37,7 @@ from markupsafe import Markup
 
 from . import buildinfo
 from . import formats as nums
-from . import i18n, lock, printed
+from . import i18n, lock, printed, registration
 from . import references as refs
 from . import tables as table_text
 from . import timing
@@ -132,7 +134,8 @@ def _error_line(exc: BaseException, page: str) -> int:
 
 
 # The engine's page functions; a source adds its own.
-FUNCTIONS = ("num", "ci", "text", "table", "chart", "claim", "cite", "citet", "bibliography", "build_info")
+FUNCTIONS = ("num", "ci", "text", "table", "chart", "claim", "cite", "citet", "bibliography", "build_info",
+             "registration")
 PLACEHOLDER = "??"   # what a call that failed prints: the page fails anyway, the rest still renders
 
 # Serve only (`Renderer(mark=True)`): each cited number is wrapped in private-use characters
@@ -217,7 +220,8 @@ class Renderer:
     def __init__(self, source: Source, results: dict, charts: Callable[[str], dict] | None = None,
                  locked: dict | None = None, chart_sources: dict[str, list[str]] | None = None,
                  bibliography: refs.Bibliography | None = None, languages: i18n.Languages | None = None,
-                 catalogue: i18n.Catalogue | None = None):
+                 catalogue: i18n.Catalogue | None = None,
+                 registrations: dict[str, registration.Registration | None] | None = None):
         self.source = source
         self.languages = languages or i18n.Languages()
         self.catalogue = catalogue or i18n.Catalogue()
@@ -225,6 +229,7 @@ class Renderer:
         self.bibliography = bibliography if bibliography is not None else refs.Bibliography(None)
         self.results = results
         self.locked = locked or {}   # key -> lock.Locked: what the lock recorded, for "recorded vs now"
+        self.registrations = registrations or {}   # registered block -> the lock's record of it (None: not yet)
         self.numbers = source.numbers(results)
         self.namespace = nums.nested(self.numbers)
         self.chart_spec = charts
@@ -253,7 +258,7 @@ class Renderer:
         return {"num": guard(self._num), "ci": guard(self._ci), "text": guard(self._text), "claim": guard(self._claim),
                 "table": guard(self._table), "chart": guard(self._chart), "cite": guard(self._cite),
                 "citet": guard(self._citet), "bibliography": guard(self._references_here),
-                "build_info": guard(buildinfo.placeholder), **own}
+                "build_info": guard(buildinfo.placeholder), "registration": guard(self._registration), **own}
 
     def _reuse(self, call: tuple, produce: Callable[[], str]) -> str:
         """`produce()` once per call (a table or chart, its arguments, the page, marked or
@@ -314,9 +319,8 @@ class Renderer:
     # -- the page's language ----------------------------------------------------------------
 
     def words(self, english: str) -> str:
-        """A plain English phrase of the engine or the source in the page's language."""
-        if self.language == self.languages.default:
-            return english
+        """A plain English phrase of the engine or the source in the page's language (its
+        values, if any, marked between i18n.OPEN and CLOSE)."""
         return self._translated(english)
 
     def punctuation(self, english: str) -> str:
@@ -389,6 +393,11 @@ class Renderer:
 
     def _text(self, key: str) -> str:
         return self.cite(key, "text")
+
+    def _registration(self, block: str) -> str:
+        text = registration.statement(self.registrations, block, self.words)
+        self._rendered.calls.append(registration.call(block))
+        return text
 
     def _claim(self, expr: str) -> str:
         _, line = _template_line()

@@ -6,6 +6,7 @@
           lock: numbers.lock.json                  # in docs/ (the default)
           bibliography: references.bib             # in docs/ (the default): the works pages cite
           options: {data: results.csv}             # handed to the callable
+          registered: {file: study.yml, blocks: [calibration]}   # settings fixed in advance (optional)
 
 The same handlers as a site's build hooks (livenumbers/events.py); the entry point is in
 pyproject.toml. MkDocs keeps one plugin object across `mkdocs serve` rebuilds.
@@ -29,6 +30,7 @@ class LiveNumbersConfig(base.Config):
     bibliography = c.Type(str, default=REFERENCES_FILE)   # BibTeX, in docs/; cite("key") names its entries
     translations = c.Type(str, default=config.TRANSLATIONS)   # in docs/: fr.yml etc., the tables' and charts' words
     options = c.Type(dict, default={})
+    registered = c.Type(dict, default={})   # {file, blocks}: settings blocks fixed in advance (registration.py)
 
 
 class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
@@ -40,7 +42,7 @@ class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
         source = config.load_source(self.config.source, docs, dict(self.config.options))
         return gate.Settings.at(Path(mkdocs_config.config_file_path).parent, source, docs_dir=str(docs),
                                 lock_file=self.config.lock, bibliography=self.config.bibliography,
-                                translations=self.config.translations)
+                                translations=self.config.translations, registered=self.config.registered)
 
     def on_startup(self, *, command, dirty):
         self.events.on_startup(command, dirty)

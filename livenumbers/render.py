@@ -52,7 +52,7 @@ def project_settings(config_file: Path, cache_dir: Path | None = None, source=No
     settings = gate.Settings.at(config_file.parent, source, docs_dir=docs_dir, lock_file=opts.get("lock", config.LOCK_FILE),
                                 bibliography=opts.get("bibliography", REFERENCES_FILE),
                                 translations=opts.get("translations", config.TRANSLATIONS),
-                                languages=i18n.languages_of(raw))
+                                languages=i18n.languages_of(raw), registered=opts.get("registered", {}))
     return settings if cache_dir is None else dataclasses.replace(settings, cache_dir=cache_dir.resolve())
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import lock
+from . import lock, registration
 from .markup import Citation, Claim
 from .printed import Unsteady
 
@@ -66,11 +66,13 @@ class Report:
     undecided: dict[str, list[str]] = field(default_factory=dict)   # a cited discrete key with no margin -> pages
     provenance_changes: list[str] = field(default_factory=list)
     provenance: dict = field(default_factory=dict)   # what the results depend on (Source.inputs): the lock records it
+    registrations: registration.Findings = field(default_factory=registration.Findings)   # registered settings
 
     @property
     def ok(self) -> bool:
         return not (self.drifts or self.unlocked or self.uncited or self.failed_claims or self.fragile
-                    or self.reprinted or self.unsteady or self.undecided)
+                    or self.reprinted or self.unsteady or self.undecided or self.registrations.broken
+                    or self.registrations.pending)
 
     def pages_with_drift(self) -> dict[str, list[Drift]]:
         out: dict[str, list[Drift]] = {}
@@ -133,7 +135,14 @@ class Report:
             lines.append(f"{len(self.failed_claims)} claim(s) no longer hold:")
             lines += [f"  {c.page}:{c.line}: {c.expr}{c.reads_text()}" for c in self.failed_claims]
         lines += fragile_text(self.fragile) + unsteady_text(self.unsteady) + undecided_text(self.undecided)
-        if self.drifts or self.unlocked or self.uncited or self.reprinted:
+        if self.registrations.broken:
+            lines.append("registered settings changed as no accept can record; fix the settings file "
+                         "(livenumbers/registration.py):")
+            lines += [f"  {line}" for line in self.registrations.broken]
+        if self.registrations.pending:
+            lines.append(f"registered settings changed since {lock_path.name} recorded them:")
+            lines += [f"  {line}" for line in self.registrations.pending]
+        if self.drifts or self.unlocked or self.uncited or self.reprinted or self.registrations.pending:
             lines.append(f"If the new values are right, accept them ({ACCEPT_COMMAND}) and commit the lock with the reason.")
         return "\n".join(lines)
 
@@ -185,16 +194,18 @@ def fragile_text(fragile: list[Fragile]) -> list[str]:
 class Accepted:
     """What `accept` did: the lock's diff, one line per change; or, when something the lock
     cannot fix stands in the way (a claim that does not hold, a pick too near a tie, a printed
-    text rounding could change, a discrete number with no margin), nothing written and why."""
+    text rounding could change, a discrete number with no margin, a registered settings block
+    edited with no amendment or not committed), nothing written and why."""
     diff: list[str]
     failed_claims: list[Claim]
     fragile: list[Fragile] = field(default_factory=list)
     unsteady: list[Unsteady] = field(default_factory=list)
     undecided: dict[str, list[str]] = field(default_factory=dict)
+    registrations: list[str] = field(default_factory=list)   # a registered block edited silently, or not committed
 
     @property
     def refused(self) -> bool:
-        return bool(self.failed_claims or self.fragile or self.unsteady or self.undecided)
+        return bool(self.failed_claims or self.fragile or self.unsteady or self.undecided or self.registrations)
 
     @property
     def text(self) -> str:
@@ -202,6 +213,9 @@ class Accepted:
             return "\n".join(self.diff) if self.diff else "no change"
         lines = ["the lock was not written (it is unchanged): fix these first, then accept again"]
         lines += fragile_text(self.fragile) + unsteady_text(self.unsteady) + undecided_text(self.undecided)
+        if self.registrations:
+            lines.append("registered settings accept cannot record (livenumbers/registration.py):")
+            lines += [f"  {line}" for line in self.registrations]
         if self.failed_claims:
             lines.append(f"{len(self.failed_claims)} claim(s) do not hold (the lock cannot fix these; "
                          "fix the prose or the cause):")

@@ -18,6 +18,9 @@ of what the numbers mean. A write-up subclasses `Source` and hands it over:
     route_page            a page whose links' fragments are routes its script reads, not
                           anchors (check_route checks each); None if there is none
     published(...)        site path -> a file to copy (a Path) or its content
+    registered_keys(results)  key pattern (fnmatch) -> the registered settings block the
+                          keys are read under: a page citing one of a block with
+                          amendments must state them (livenumbers/registration.py)
 
 Everything has a default but `inputs`, `compute` and `numbers`; `tests/toy/` is a write-up
 of a dozen lines that uses the defaults.
@@ -57,6 +60,10 @@ class Source:
 
     def check_route(self, renderer, fragment: str) -> None:
         """Raise a NumberError if a link into `route_page` names nothing its data holds."""
+
+    def registered_keys(self, results: dict) -> dict[str, str]:
+        """Citable key patterns ("l6.cal.*", fnmatch) -> the registered block they are read under."""
+        return {}
 
     def interval_level(self, results: dict) -> float:
         """The confidence level of the intervals `ci()` prints ("95% CI", "IC à 95 %")."""

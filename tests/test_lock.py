@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from livenumbers import lock
+from livenumbers import lock, registration
 from livenumbers.lock import LockError, Locked
 
 KEY = "l6.alpha.median_sink"
@@ -84,3 +84,17 @@ def test_provenance_changes_name_the_path_old_and_new():
     new = {"code_version": "b", "libraries": {"numpy": "2.5.0", "torch": "2.13"}, "models": {"l6": {"sha256": "x"}}}
     assert lock.provenance_changes(old, new) == [
         "code_version: a -> b", "gone: 1 -> None", "libraries.numpy: 2.4.6 -> 2.5.0", "models: None -> {'l6': {'sha256': 'x'}}"]
+
+
+def test_registrations_round_trip_and_an_older_lock_has_none(tmp_path):
+    """The registered settings blocks (livenumbers/registration.py) beside the numbers."""
+    entry = registration.Registration("study.yml", "ab" * 32, "c0ffee" * 6 + "beef", "2026-11-02",
+                                      (registration.Amendment("2026-12-01", "the layer truth", "primary: word -> layer"),))
+    path = tmp_path / "numbers.lock.json"
+    lock.write(path, {"a": Locked(1, 0.0)}, {}, {"calibration": entry})
+    assert lock.read(path).registrations == {"calibration": entry}
+    lock.write(path, {"a": Locked(1, 0.0)}, {})
+    assert "registrations" not in path.read_text() and lock.read(path).registrations == {}
+    path.write_text(json.dumps({"numbers": {}, "registrations": {"calibration": {"sha256": "ab"}}}))
+    with pytest.raises(LockError, match=r"registration 'calibration' is malformed"):
+        lock.read(path)

@@ -1,6 +1,8 @@
 """A second, tiny write-up for the engine (livenumbers): a hand-made results file, no torch,
-no models. Its pages cite numbers, a table, a chart and a claim; the tests build it with the
-plugin, drift a number, and render it (tests/test_toy.py)."""
+no models. Its pages cite numbers, a table, a chart and a claim, and its shares are read under
+a registered settings block (docs/settings.yml); the tests build it with the plugin, drift a
+number, and render it (tests/test_toy.py), and edit and amend its registration
+(tests/test_registration.py)."""
 from __future__ import annotations
 
 import hashlib
@@ -46,6 +48,9 @@ class ToySource(Source):
         raw = json.loads(self.data.read_text(encoding="utf-8"))
         total = sum(raw.values())
         return {"fruit": {k: {"score": v, "share": v / total} for k, v in raw.items()}}, {}
+
+    def registered_keys(self, results: dict) -> dict[str, str]:
+        return {"fruit.*.share": "scoring"}   # a share counts points as settings.yml's `scoring` says
 
     def numbers(self, results: dict) -> dict:
         out = {"total": sum(v["score"] for v in results["fruit"].values())}
