@@ -1,15 +1,17 @@
-"""The confirmation corpus: sentences no one here wrote, picked from WordNet 3.0 by the rule
-docs/study.yml registers (`confirmation`), before any of them was measured.
+"""The confirmation and replication corpora: sentences no one here wrote, picked from WordNet
+3.0 by the rules docs/study.yml registers (`confirmation`, `replication`), before any of them
+was measured.
 
-    python -m model.confirmation [WORDNET_DIR]     writes docs/confirmation.tsv and its NOTICE
+    python -m model.confirmation [WORDNET_DIR]     writes docs/confirmation.tsv, docs/replication.tsv
+                                                   and their NOTICEs
 
 WordNet's data files (Debian's wordnet-base: /usr/share/wordnet) hold, in each synset's gloss
 (after " | "), example phrases in double quotes. The rule: the files data.noun, data.verb,
 data.adj, data.adv in that order, their lines in file order (the licence header, whose lines
 start with a space, skipped); in each gloss every quoted string, stripped; kept if it has
 `min_words` whitespace-separated words or more, only its first occurrence, and not if the
-corpus already holds it; then every `every`-th of those kept. The build reads the committed
-file; only this command reads WordNet.
+corpus already holds it; then every `every`-th of those kept, from the `offset`-th (0 unless
+the block says). The build reads the committed files; only this command reads WordNet.
 """
 from __future__ import annotations
 
@@ -42,8 +44,8 @@ def examples(wordnet: Path, min_words: int, exclude: set[str]) -> list[tuple[str
     return out
 
 
-NOTICE = """The sentences of confirmation.tsv are example phrases from WordNet 3.0, chosen by the rule
-docs/study.yml registers (`confirmation`) and written by `python -m model.confirmation`
+NOTICE = """The sentences of {file} are example phrases from WordNet 3.0, chosen by the rule
+docs/study.yml registers (`{block}`) and written by `python -m model.confirmation`
 from Debian's wordnet-base ({source}). They are reproduced under WordNet's licence:
 
 WordNet Release 3.0. This software and database is being provided to you, the LICENSEE, by
@@ -73,21 +75,27 @@ University and LICENSEE agrees to preserve same.
 """
 
 
-def write(study_file: Path, wordnet: Path = WORDNET) -> tuple[Path, int, int]:
-    """Write the confirmation corpus and its notice beside `study_file`; (path, sentences
+BLOCKS = ("confirmation", "replication")   # study.yml's corpora chosen from WordNet by a rule
+
+
+def write(study_file: Path, wordnet: Path = WORDNET, block: str = "confirmation") -> tuple[Path, int, int]:
+    """Write the corpus `block` registers and its notice beside `study_file`; (path, sentences
     written, examples kept before every `every`-th was taken)."""
     raw = yaml.safe_load(study_file.read_text(encoding="utf-8"))
-    rule = raw["confirmation"]
+    rule = raw[block]
     corpus, _ = read_corpus(study_file.parent / raw["corpus"])
     kept = examples(wordnet, int(rule["min_words"]), set(corpus))
-    chosen = kept[::int(rule["every"])]
+    chosen = kept[int(rule.get("offset", 0))::int(rule["every"])]
     out = study_file.parent / rule["corpus"]
     out.write_text("".join(f"wordnet-{pos}\t{text}\n" for pos, text in chosen), encoding="utf-8")
-    (out.parent / (out.stem + ".NOTICE")).write_text(NOTICE.format(source=wordnet), encoding="utf-8")
+    notice = NOTICE.format(source=wordnet, file=out.name, block=block)
+    (out.parent / (out.stem + ".NOTICE")).write_text(notice, encoding="utf-8")
     return out, len(chosen), len(kept)
 
 
 if __name__ == "__main__":
-    path, n, of = write(Path("docs/study.yml"), Path(sys.argv[1]) if len(sys.argv) > 1 else WORDNET)
-    print(f"{path}: {n} sentences, every {yaml.safe_load(Path('docs/study.yml').read_text())['confirmation']['every']}th "
-          f"of {of} WordNet examples kept by the rule")
+    study = Path("docs/study.yml")
+    for name in BLOCKS:
+        if name in yaml.safe_load(study.read_text()):
+            path, n, of = write(study, Path(sys.argv[1]) if len(sys.argv) > 1 else WORDNET, name)
+            print(f"{path}: {n} sentences of the {of} WordNet examples kept by the rule ({name} in {study})")
