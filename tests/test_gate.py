@@ -193,7 +193,7 @@ def test_every_problem_on_every_page_is_reported_at_once(project):
         "'l6.alpha.median_sink_lo', 'l6.alpha.median_sink_hi'?",
         f"index.md:{a}: unknown function 'nmu'; did you mean 'num'?",
         f"instrument.md:{c}: bad format 'integer': use pct:N, pp:N, fixed:N, ratio:N, sci:N (N a digit), int, ord, text or yesno, "
-        "optionally followed by ~TOLERANCE (sci:1~1e-5); did you mean 'int'?",
+        "optionally followed by ~TOLERANCE (sci:1~1e-5), or below:BOUND (below:1e-5); did you mean 'int'?",
         f"instrument.md:{c}: instrument link #l6/0/99/alpha: sentence 0 has no displayed row for word '99' on l6 "
         + problems[5].split(" on l6 ")[1],
         "notebook.ipynb:5: unknown number 'l3.alpha.medain_sink'; did you mean 'l3.alpha.median_sink', "

@@ -140,7 +140,7 @@ def test_several_problems_on_a_page_are_reported_together(renderer):
         render(renderer, source, "articles/x.md")
     assert [(p.line, p.message.split(";")[0]) for p in info.value.problems] == [
         (2, "unknown number 'l6.alpha.median_snk'"), (4, "bad format 'percent': use pct:N, pp:N, fixed:N, ratio:N, sci:N "
-                                                         "(N a digit), int, ord, text or yesno, optionally followed by ~TOLERANCE (sci:1~1e-5)"),
+                                                         "(N a digit), int, ord, text or yesno, optionally followed by ~TOLERANCE (sci:1~1e-5), or below:BOUND (below:1e-5)"),
         (4, "unknown number 'l6.alpha.worst_wrod'")]
     assert str(info.value).startswith("3 problems on 1 page(s)")
 

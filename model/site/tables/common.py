@@ -33,7 +33,8 @@ def decided_row(r, model: str, i: int, lenses) -> bool:
     """Is every head the lenses open for displayed row `i` clear of the margin floor?"""
     rows = r.results["models"][model]["rows"]
     floor = r.results.get("picks", {}).get("margin_floor", 0.0)
-    return all((rows[lens]["head_margin"][i] is None or rows[lens]["head_margin"][i] >= floor) for lens in lenses)
+    margin = lambda lens: (rows[lens].get("head_margin") or [None] * (i + 1))[i]   # none recorded: nothing to turn
+    return all(margin(lens) is None or margin(lens) >= floor for lens in lenses)
 
 
 def ci_label(r) -> str:
