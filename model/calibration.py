@@ -19,8 +19,9 @@ to drive the badge on a model if both lower bounds clear the registered bar on b
 
 The layer truth runs in float32 (a norm of a difference of outputs near 1: float32 keeps it to
 about 1e-6 of the effect), layer by layer, every row of a sentence and layer in one batch; the
-downstream runs go through the reference's own layers (Encoder.continue_from), every row and
-intervention of a sentence and layer in one batch.
+downstream runs go through the reference's own layers (Encoder.continue_from), never the layers
+before the head's: per sentence and layer, one baseline copy and one copy per row and
+intervention (the row's tokens changed), all in one batch.
 """
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ def measure(ckpt, corpus: Corpus, inputs, wanted: list[set[tuple[int, int, int]]
     from . import cluster, encoder, perturb
 
     runner = cluster.current()
-    asked = [i for i, w in enumerate(wanted) if w]
+    asked = [i for i, (w, d) in enumerate(zip(wanted, downstream)) if w or d]
     tasks = (Task(ckpt.name, perturb.from_env(), [
         Sentence(i, corpus.toks[i].ids, _words(corpus.toks[i]), np.asarray(inputs.read(i), dtype=np.float32),
                  np.asarray(corpus.acts[i].stored_alpha, dtype=np.float32), np.asarray(corpus.acts[i].hidden, np.float32),
@@ -134,17 +135,17 @@ def _layer(model, w, l: int, sentences: list[Sentence], out: Truths) -> None:
 
     parts, owners = [], []          # per sentence: head_parts of its rows' tokens; (sentence, row) per token
     for s in sentences:
-        rows = sorted(k for k in s.wanted if k[1] == l)
-        if not rows:
-            continue
         x, alpha = torch.from_numpy(s.inputs[l]), torch.from_numpy(s.alpha[l])
-        q = [(row, t) for row in rows for t in s.words[row[0]]]
-        parts.append(gt.head_parts(x, alpha, w, torch.tensor([t for _, t in q]), torch.tensor([row[2] for row, _ in q])))
-        owners += [(s.index, row) for row, _ in q]
-        far = [row for row in rows if row in s.downstream]
+        far = sorted(k for k in s.downstream if k[1] == l)
         if far:
             with timing.stage("downstream"):
                 _downstream(model, w, l, s, far, x, alpha, out)
+        rows = sorted(k for k in s.wanted if k[1] == l)
+        if not rows:
+            continue
+        q = [(row, t) for row in rows for t in s.words[row[0]]]
+        parts.append(gt.head_parts(x, alpha, w, torch.tensor([t for _, t in q]), torch.tensor([row[2] for row, _ in q])))
+        owners += [(s.index, row) for row, _ in q]
     if not parts:
         return
     r, sink, content, share_ = (torch.cat(p) for p in zip(*parts))
@@ -177,23 +178,26 @@ def _downstream(model, w, l: int, s: Sentence, rows: list[tuple[int, int, int]],
     q = [(k, t) for k, (word, _, h) in enumerate(rows) for t in s.words[word]]
     y, changed = gt.intervened(*gt.head_parts(x, alpha, w, torch.tensor([t for _, t in q]),
                                               torch.tensor([rows[k][2] for k, _ in q])), w)   # [Q, C], [Q, 4, C]
-    # Every row and intervention a copy of the sentence entering layer l + 1, w's tokens
-    # changed (the baseline too: its outputs recomputed as the interventions' are).
-    T = len(s.ids)
-    after = torch.from_numpy(s.inputs[l + 1] if l + 1 < len(s.inputs) else s.hidden)
-    copies = after[None].repeat(len(rows) * 5, 1, 1)                      # [rows * 5, T, C]
-    for (k, t), base, alt in zip(q, y, changed):
-        copies[k * 5, t] = base
-        copies[k * 5 + 1:k * 5 + 5, t] = alt
+    # One baseline copy of the sentence entering layer l + 1, every row's tokens recomputed as
+    # the interventions' are; then, per row and intervention, that copy with the row's tokens
+    # changed: a row's copy differs from the baseline at its own tokens only.
+    T, K = len(s.ids), changed.shape[1]
+    after = torch.from_numpy(s.inputs[l + 1] if l + 1 < len(s.inputs) else s.hidden).clone()
+    for (_, t), base in zip(q, y):
+        after[t] = base
+    copies = after[None].repeat(1 + len(rows) * K, 1, 1)                   # [1 + rows * 4, T, C]
+    for (k, t), alt in zip(q, changed):
+        copies[1 + k * K:1 + (k + 1) * K, t] = alt
     ids = torch.tensor(s.ids)[None].repeat(len(copies), 1)
     last = model.continue_from(copies, l + 1, ids) if l + 1 < len(model.encoder.layer) else copies
-    last = last.double().view(len(rows), 5, T, -1)
+    last = last.double()
+    pooled = last.mean(dim=1)
+    pooled = pooled / pooled.norm(dim=-1, keepdim=True)                   # the sentence embedding of each copy
     for n, (word, _, h) in enumerate(rows):
-        z = last[n][:, s.words[word]].mean(dim=1)                         # [5, C]: the word's final representation
-        e = last[n].mean(dim=1)
-        e = e / e.norm(dim=-1, keepdim=True)                               # the sentence embedding
-        out.word[(s.index, word, l, h)] = ((z[1:] - z[0]).norm(dim=-1) / z[0].norm()).numpy()
-        out.sentence[(s.index, word, l, h)] = (e[1:] - e[0]).norm(dim=-1).numpy()
+        mine = slice(1 + n * K, 1 + (n + 1) * K)
+        z0, z = last[0, s.words[word]].mean(dim=0), last[mine][:, s.words[word]].mean(dim=1)   # the word's final representation
+        out.word[(s.index, word, l, h)] = ((z - z0).norm(dim=-1) / z0.norm()).numpy()
+        out.sentence[(s.index, word, l, h)] = (pooled[mine] - pooled[0]).norm(dim=-1).numpy()
 
 
 # -- the readings ----------------------------------------------------------------------------------
@@ -451,15 +455,19 @@ def _fix_shares(table: dict) -> dict[str, np.ndarray]:
 
 
 def _set(ckpt, corpus: Corpus, inputs, rows: dict[str, Displayed], same_head: dict, t, weighted: dict,
-         where: np.ndarray, downstream: set[int], study, resampler: Resampler, cosine: dict | None = None) -> dict:
+         where: np.ndarray, downstream: set[int], study, resampler: Resampler, cosine: dict | None = None,
+         layer: bool = True) -> dict:
     """Every reading scored against every truth on the rows `where` selects (`t`: the corpus's
     Part 8 run, for the fixes' rows). `cosine`: Part 8's ablation effects on alpha's rows (NaN
-    off its sample), held to the layer truth's."""
+    off its sample), held to the layer truth's. Without `layer` (the replication), the
+    downstream truths only. The rows' readings and truths go into the results too (`rows`),
+    so that every count, share and correlation can be recomputed from them."""
     found = readings(rows, same_head, _fix_shares(t.table), weighted)
     alt = alternatives(corpus, rows, weighted, t)
     n = len(corpus.toks)
     a = rows["alpha"]
-    truths = measure(ckpt, corpus, inputs, wanted(a, found, n, alt), on_alpha(a, downstream, n, a.alternative(corpus, "alpha")))
+    wanted_ = wanted(a, found, n, alt) if layer else [set() for _ in range(n)]
+    truths = measure(ckpt, corpus, inputs, wanted_, on_alpha(a, downstream, n, a.alternative(corpus, "alpha")))
     keys = lambda lay, hd: zip(a.sentence.tolist(), a.word.tolist(), lay.tolist(), hd.tolist())
     of = lambda name, lay, hd: np.array([share(getattr(truths, name)[k]) if k in getattr(truths, name) else np.nan
                                          for k in keys(lay, hd)])
@@ -468,12 +476,14 @@ def _set(ckpt, corpus: Corpus, inputs, rows: dict[str, Displayed], same_head: di
     # truths on alpha's head, in their sample), the pick's own truth where it cannot (the same row).
     alt_truth = {name: {r: np.where(m < picks.SEARCHED_BELOW, of(name, lay, hd), truth_share[name][r])
                         for r, (_, lay, hd, m) in alt.items()} for name in TRUTHS}
+    names = TRUTHS if layer else DOWNSTREAM
     out: dict = {"n_sentences": int(len(set(a.sentence[where].tolist()))), "n_rows": int(where.sum()),
                  "n_downstream_sentences": len(downstream)}
     with timing.stage("scores"):
         out["truths"] = _scores(found, truth_share, where, a.sentence, study, resampler,
                                 {name: {r: (x[where], alt_truth[name][r][where], m[where]) for r, (x, _, _, m) in alt.items()}
-                                 for name in TRUTHS})
+                                 for name in names}, names)
+    out["rows"] = row_record(a, where, found, truth_share, names)
     # The display's own change, over removing the head: how much of the head's effect the
     # renormalized row leaves out (alpha's head).
     keys = [k for k in zip(a.sentence[where].tolist(), a.word[where].tolist(), a.layer[where].tolist(),
@@ -482,23 +492,37 @@ def _set(ckpt, corpus: Corpus, inputs, rows: dict[str, Displayed], same_head: di
                              for name in ("word", "sentence")}
     # The larger of the sink's and the content's layer effect, per row of alpha's head: a row is
     # at the numerical floor where it is below the reference-oracle disagreement's bar (checks.py).
-    layer = [truths.layer[k] for k in zip(a.sentence[where].tolist(), a.word[where].tolist(), a.layer[where].tolist(),
-                                           a.head[where].tolist())]
-    out["floor_effects"] = [float(max(e[gt.SINK_OUT], e[gt.CONTENT_OUT])) for e in layer]
+    if not layer:
+        return out
+    effects = [truths.layer[k] for k in zip(a.sentence[where].tolist(), a.word[where].tolist(), a.layer[where].tolist(),
+                                             a.head[where].tolist())]
+    out["floor_effects"] = [float(max(e[gt.SINK_OUT], e[gt.CONTENT_OUT])) for e in effects]
     if cosine is not None:
-        out["squared"] = _squared(np.stack(layer), cosine["sink_effect"][where], cosine["content_effect"][where],
+        out["squared"] = _squared(np.stack(effects), cosine["sink_effect"][where], cosine["content_effect"][where],
                                   a.sentence[where], resampler)
     return out
 
 
+def row_record(a: Displayed, where: np.ndarray, found: dict, truth_share: dict, names) -> dict:
+    """The rows `where` selects, columnar, as results.json keeps them: each row's sentence and
+    word, every reading's sink share, and each truth's share on the head each reading opens
+    (the downstream truths on alpha's head only: one column). None where not measured."""
+    col = lambda x: [None if np.isnan(v) else float(v) for v in np.asarray(x, dtype=float)[where]]
+    on_own_head = lambda name: {r: col(truth_share[name][r]) for r in found} if name not in DOWNSTREAM \
+        else {"alpha_head": col(truth_share[name]["alpha"])}
+    return {"sentence": a.sentence[where].tolist(), "word": a.word[where].tolist(),
+            "readings": {r: col(x) for r, (x, _, _) in found.items()},
+            "truths": {name: on_own_head(name) for name in names}}
+
+
 def _scores(found: dict, truth_share: dict, where: np.ndarray, sentence: np.ndarray, study, resampler: Resampler,
-            alt: dict) -> dict:
+            alt: dict, names=TRUTHS) -> dict:
     """truth -> reading -> Score, on the rows `where` selects; `alt`: truth -> reading -> (the
     reading, the truth, the pick margin) on the alternative picks, those rows selected."""
     threshold = study.stop_rule.threshold
     bar = {"precision_lo": study.calibration.precision_lo, "recall_lo": study.calibration.recall_lo}
     out = {}
-    for name in TRUTHS:
+    for name in names:
         base = (found["alpha"][0][where], truth_share[name]["alpha"][where])
         out[name] = {r: score(r, x[where], truth_share[name][r][where], sentence[where], resampler, threshold, bar,
                               None if r == "alpha" else base, alt[name][r])
@@ -536,54 +560,113 @@ def _median_ratio(effects: list[np.ndarray], sentence: list[int], rs_like: Resam
 def run(ckpt, study, key: str, corpus: Corpus, rows: dict[str, Displayed], same_head: dict, t, inputs,
         excluded: dict[str, np.ndarray], resampler: Resampler) -> dict:
     """Part 9 for one model: the held-out half of the corpus (its truth run `t`: the fixes'
-    rows, the bound ratios), and the confirmation corpus read, its rows opened with the same
-    positional heads, its own truth run for the fixes."""
-    from . import truth
-    from .corpus import displayed, on_heads, read_corpus
-    from .study import with_sentences_of
+    rows, the bound ratios), the confirmation corpus, and the replication where study.yml
+    measures it on this model, each read with the same positional heads (corpus.tsv's fit
+    half's) and its own truth run for the fixes."""
+    from .corpus import displayed
 
     cal = study.calibration
     tie = study.tie_tolerance
     weighted = {lens: displayed(corpus, lens, excluded[lens], tie, weights=t.ratios) for lens in ("alpha", "output_norm")}
     test = rows["alpha"].where(study.halves["test"])
     n = len(corpus.toks)
-    held_out = _set(ckpt, corpus, inputs, rows, same_head, t, weighted, test,
-                    set(cal.downstream(key, n)) & set(study.halves["test"]), study, resampler, cosine=t.table["alpha"])
-    conf_study = with_sentences_of(study, cal.confirmation, cal.confirmation_registers, cal.confirmation_path)
-    with truth.LayerInputs() as conf_inputs:
-        conf = read_corpus(ckpt, conf_study, conf_inputs)
-        conf_rows = {lens: displayed(conf, lens, excluded[lens], tie) for lens in LENSES}
-        conf_same = {lens: on_heads(conf, lens, conf_rows["alpha"]) for lens in LENSES[1:]}
-        t_conf = truth.run_reference(ckpt, conf, conf_rows, conf_inputs, [], [])
-        t_conf.table = truth.row_table(conf, conf_rows, t_conf)
-        conf_weighted = {lens: displayed(conf, lens, excluded[lens], tie, weights=t_conf.ratios)
-                         for lens in ("alpha", "output_norm")}
-        everything = np.ones(len(conf_rows["alpha"].sentence), bool)
-        confirmation = _set(ckpt, conf, conf_inputs, conf_rows, conf_same, t_conf, conf_weighted, everything,
-                            set(cal.downstream(key, len(conf.toks))), conf_study,
-                            Resampler(len(conf.toks), study.bootstrap.resamples, study.bootstrap.seed, study.bootstrap.level))
-    sets = {"corpus": held_out, "confirmation": confirmation}
-
-    def both(name: str) -> dict:
-        """reading -> fit on both corpora (with the margin of that verdict)."""
-        scores = [(r, sets["corpus"]["truths"][name][r], sets["confirmation"]["truths"][name][r])
-                  for r in sets["corpus"]["truths"][name]]
-        return {**{r: bool(a.fit and b.fit) for r, a, b in scores},
-                "margins": {r: (min(a.margins["fit"][0], b.margins["fit"][0]), 1.0) for r, a, b in scores}}
-
-    def both_wilson(name: str) -> dict:
-        scores = [(r, a, sets["confirmation"]["truths"][name][r]) for r, a in sets["corpus"]["truths"][name].items()]
-        return {**{r: bool(a.fit_wilson and b.fit_wilson) for r, a, b in scores},
-                "margins": {r: (min(a.margins.get("fit_wilson", (picks.NO_MARGIN,))[0],
-                                    b.margins.get("fit_wilson", (picks.NO_MARGIN,))[0]), 1.0) for r, a, b in scores}}
-
-    verdict, word = both(cal.primary), both("word")
+    sets = {"corpus": _set(ckpt, corpus, inputs, rows, same_head, t, weighted, test,
+                           set(cal.downstream(key, n)) & set(study.halves["test"]), study, resampler,
+                           cosine=t.table["alpha"]),
+            "confirmation": _elsewhere(ckpt, study, cal.confirmation, cal.confirmation_registers, cal.confirmation_path,
+                                       excluded, cal.downstream_every.get(key, 1))}
+    rep = cal.replication
+    if rep is not None and key in rep.models:
+        sets["replication"] = _elsewhere(ckpt, study, rep.sentences, rep.registers, rep.path, excluded,
+                                         rep.downstream_every, layer=False)
+    fits = {name: fit_on_both(sets, name) for name in ("word", "layer") if name in sets["corpus"]["truths"]}
     count = lambda d: sum(v for k, v in d.items() if k != "margins")
-    return {"primary": cal.primary, "sets": sets, "fit": verdict, "n_fit": count(verdict),
-            "fit_word": word, "n_fit_word": count(word), "fit_wilson": both_wilson(cal.primary),
-            "stop_rule": stop_rule(readings(rows, same_head, _fix_shares(t.table), weighted),
-                                   alternatives(corpus, rows, weighted, t), study.stop_rule.threshold),
-            "downstream_every": cal.downstream_every.get(key, 1)}
+    out = {"primary": cal.primary, "sets": sets, "fit": fits[cal.primary], "n_fit": count(fits[cal.primary]),
+           "fit_wilson": fit_on_both(sets, cal.primary, "fit_wilson"),
+           "verdict": verdicts(sets, cal.primary, cal.min_truth_rows),
+           "stop_rule": stop_rule(readings(rows, same_head, _fix_shares(t.table), weighted),
+                                  alternatives(corpus, rows, weighted, t), study.stop_rule.threshold),
+           "downstream_every": cal.downstream_every.get(key, 1)}
+    # The amended primary's verdict, beside the registered one (labelled with the amendment)
+    out |= {f"fit_{name}": fits[name] for name in fits if name != cal.primary}
+    out["model_verdict"] = model_verdict(out["verdict"])
+    if "replication" in sets:
+        out["replicates"] = replication_verdicts(sets["replication"], cal.primary, cal.min_truth_rows)
+    return out
+
+
+def _elsewhere(ckpt, study, sentences, registers, path, excluded: dict[str, np.ndarray], downstream_every: int,
+               layer: bool = True) -> dict:
+    """A corpus measured as one held-out set (the confirmation corpus, the replication): its rows
+    opened with corpus.tsv's positional heads, its own truth run for the fixes' rows."""
+    from . import truth
+    from .corpus import displayed, on_heads, read_corpus
+    from .study import with_sentences_of
+
+    tie = study.tie_tolerance
+    other = with_sentences_of(study, sentences, registers, path)
+    with truth.LayerInputs() as inputs:
+        corpus = read_corpus(ckpt, other, inputs)
+        rows = {lens: displayed(corpus, lens, excluded[lens], tie) for lens in LENSES}
+        same = {lens: on_heads(corpus, lens, rows["alpha"]) for lens in LENSES[1:]}
+        t = truth.run_reference(ckpt, corpus, rows, inputs, [], [])
+        t.table = truth.row_table(corpus, rows, t)
+        weighted = ({lens: displayed(corpus, lens, excluded[lens], tie, weights=t.ratios) for lens in ("alpha", "output_norm")}
+                    if layer else {})
+        everything = np.ones(len(rows["alpha"].sentence), bool)
+        n = len(corpus.toks)
+        return _set(ckpt, corpus, inputs, rows, same, t, weighted, everything, set(range(0, n, downstream_every)), other,
+                    Resampler(n, study.bootstrap.resamples, study.bootstrap.seed, study.bootstrap.level), layer=layer)
+
+
+def fit_on_both(sets: dict, truth: str, field: str = "fit") -> dict:
+    """reading -> fit (the criterion's `field`: "fit", or Wilson's "fit_wilson") on corpus.tsv's
+    held-out half and the confirmation corpus alike, with the margin of that verdict."""
+    scores = [(r, a, sets["confirmation"]["truths"][truth][r]) for r, a in sets["corpus"]["truths"][truth].items()]
+    margin = lambda s: s.margins.get(field, (picks.NO_MARGIN,))[0]
+    return {**{r: bool(getattr(a, field) and getattr(b, field)) for r, a, b in scores},
+            "margins": {r: (min(margin(a), margin(b)), 1.0) for r, a, b in scores}}
+
+
+def _few(scores, min_rows: int) -> tuple[bool, float]:
+    """(too few rows with the truth above half on any of these scores, the margin of that)."""
+    few = any(s.n_truth_above < min_rows for s in scores)
+    return few, min(picks.verdict_margin(s.n_truth_above, min_rows - 1, s.margins["n_truth_above"][0]) for s in scores)
+
+
+def verdicts(sets: dict, truth: str, min_rows: int) -> dict:
+    """reading -> "fit" (the criterion met on both corpora), "undetermined" (on either, fewer than
+    `min_rows` rows with the truth above half: the test could not be passed), or "not fit";
+    with each verdict's margin (study.yml calibration, as amended)."""
+    out, margins = {}, {}
+    for r, a in sets["corpus"]["truths"][truth].items():
+        b = sets["confirmation"]["truths"][truth][r]
+        few, few_margin = _few((a, b), min_rows)
+        out[r] = "undetermined" if few else "fit" if a.fit and b.fit else "not fit"
+        margins[r] = (min(few_margin, a.margins["fit"][0], b.margins["fit"][0]), picks.NO_MARGIN)
+    return out | {"margins": margins}
+
+
+def model_verdict(verdict: dict) -> dict:
+    """A model's verdict: fit if a reading is (naming each), else undetermined if every reading's
+    test could not be passed, else not fit; with its margin."""
+    each = {r: v for r, v in verdict.items() if r != "margins"}
+    fit = [r for r, v in each.items() if v == "fit"]
+    word = "fit" if fit else "undetermined" if all(v == "undetermined" for v in each.values()) else "not fit"
+    margin = min((verdict["margins"][r][0] for r in each), default=picks.NO_MARGIN)
+    return {"verdict": word, "n_fit": len(fit), "readings": ", ".join(fit),
+            "margins": {"verdict": (margin, picks.NO_MARGIN), "n_fit": (margin, 1.0), "readings": (margin, picks.NO_MARGIN)}}
+
+
+def replication_verdicts(st: dict, truth: str, min_rows: int) -> dict:
+    """reading -> "replicates" (the registered criterion met on the replication alone),
+    "undetermined" (fewer than `min_rows` rows with the truth above half) or "fails"."""
+    out, margins = {}, {}
+    for r, s in st["truths"][truth].items():
+        few, few_margin = _few((s,), min_rows)
+        out[r] = "undetermined" if few else "replicates" if s.fit else "fails"
+        margins[r] = (min(few_margin, s.margins["fit"][0]), picks.NO_MARGIN)
+    return out | {"margins": margins}
 
 
 def stop_rule(found: dict, alt: dict, threshold: float) -> dict:

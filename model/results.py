@@ -63,6 +63,8 @@ def provenance(study: study_mod.Study) -> dict:
         "flip_pairs_sha256": hashlib.sha256(repr((study.flip_pairs, study.null_pairs)).encode()).hexdigest(),
         **({"confirmation_sha256": hashlib.sha256(study.calibration.confirmation_path.read_bytes()).hexdigest()}
            if study.calibration else {}),
+        **({"replication_sha256": hashlib.sha256(study.calibration.replication.path.read_bytes()).hexdigest()}
+           if study.calibration and study.calibration.replication else {}),
         "code_version": code_version(),
         "libraries": library_versions(),
         "models": {m.key: {"name": m.name, "sha256": weights_digest(m.name)} for m in study.models},
@@ -141,6 +143,8 @@ def _compute(study: study_mod.Study, run_checks: bool) -> tuple[dict, dict[str, 
         "tie_tolerance": study.tie_tolerance,
         "picks": asdict(study.picks),
         **({"calibration": study.calibration.settings()} if study.calibration else {}),
+        **({"replication": study.calibration.replication.settings()}
+           if study.calibration and study.calibration.replication else {}),
         "default_model": study.models[0].key,
         "models": models,
     }

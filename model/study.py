@@ -95,15 +95,39 @@ class Calibration:
     # A row is at the numerical floor where its sink and content effects are both below this many
     # times the reference-oracle disagreement on effects (the registration's words: "ten times").
     floor_times: int = 10
+    # A verdict is undetermined on a corpus with fewer rows than this whose truth is above half
+    # (the second amendment): with fewer, a reading right on every row could not pass.
+    min_truth_rows: int = 0
+    replication: "Replication | None" = None
 
     def settings(self) -> dict:
         """What the pages cite of it (results.json `calibration`)."""
         return {"primary": self.primary, "precision_lo": self.precision_lo, "recall_lo": self.recall_lo,
                 "confirmation_sentences": len(self.confirmation), "min_words": self.min_words, "every": self.every,
-                "floor_times": self.floor_times}
+                "floor_times": self.floor_times, "min_truth_rows": self.min_truth_rows}
 
     def downstream(self, key: str, n: int) -> list[int]:
         return list(range(0, n, self.downstream_every.get(key, 1)))
+
+
+@dataclass(frozen=True)
+class Replication:
+    """Part 9's replication (study.yml `replication`), registered before its sentences were chosen."""
+    path: Path                         # the corpus, chosen from WordNet by the registered rule
+    sentences: tuple[str, ...]
+    registers: tuple[str, ...]
+    min_words: int                     # the rule: examples of this many words or more,
+    every: int                         # every n-th of them,
+    offset: int                        # from this one
+    models: tuple[str, ...]            # model keys it is measured on
+    downstream_every: int              # the word truth on every n-th sentence
+    power: dict                        # the registered power figures, as the pages cite them
+
+    def settings(self) -> dict:
+        """What the pages cite of it (results.json `replication`)."""
+        return {"sentences": len(self.sentences), "min_words": self.min_words, "every": self.every,
+                "offset": self.offset, "downstream_every": self.downstream_every, "power": dict(self.power),
+                "models": list(self.models)}
 
 
 @dataclass(frozen=True)
@@ -164,8 +188,9 @@ class Study:
     def files(self) -> tuple[Path, ...]:
         """The files the study is read from: study.yml, the corpus, the flip pairs, the
         confirmation corpus."""
+        cal = self.calibration
         return (self.path, self.corpus_path, *((self.flip_pairs_path,) if self.flip_pairs_path else ()),
-                *((self.calibration.confirmation_path,) if self.calibration else ()))
+                *((cal.confirmation_path,) if cal else ()), *((cal.replication.path,) if cal and cal.replication else ()))
 
     def zeroing_sample(self, key: str) -> list[int]:
         """The sentences value zeroing is measured on (study.yml `value_zeroing_every`)."""
@@ -335,6 +360,8 @@ def with_models(raw: dict, models: list[dict]) -> dict:
     if (raw.get("calibration") or {}).get("downstream_every"):
         out["calibration"] = dict(raw["calibration"], downstream_every={
             k: v for k, v in raw["calibration"]["downstream_every"].items() if str(k) in keys})
+    if raw.get("replication"):
+        out["replication"] = dict(raw["replication"], models=[k for k in raw["replication"].get("models", []) if str(k) in keys])
     return out
 
 
@@ -423,10 +450,23 @@ def _calibration(path: Path, raw: dict) -> Calibration:
     sentences, registers = read_corpus(corpus)
     cal = Calibration(str(c["primary"]), {str(k): int(v) for k, v in (c.get("downstream_every") or {}).items()},
                       float(c["adopt"]["precision_lo"]), float(c["adopt"]["recall_lo"]), corpus,
-                      tuple(sentences), tuple(registers), int(conf["min_words"]), int(conf["every"]))
+                      tuple(sentences), tuple(registers), int(conf["min_words"]), int(conf["every"]),
+                      min_truth_rows=int(c.get("min_truth_rows", 0)),
+                      replication=_replication(path, raw["replication"], {str(m["key"]) for m in raw["models"]})
+                      if raw.get("replication") else None)
     if cal.primary not in ("layer", "word", "sentence"):
         raise StudyError(f"{path}: calibration primary {cal.primary!r} is not one of layer, word, sentence")
     return cal
+
+
+def _replication(path: Path, r: dict, known: set[str]) -> Replication:
+    corpus = path.parent / r["corpus"]
+    sentences, registers = read_corpus(corpus)
+    models = tuple(str(m) for m in r.get("models") or ())
+    if not set(models) <= known:
+        raise StudyError(f"{path}: replication models {sorted(set(models) - known)} are not among the model keys {sorted(known)}")
+    return Replication(corpus, tuple(sentences), tuple(registers), int(r["min_words"]), int(r["every"]),
+                       int(r.get("offset", 0)), models, int(r.get("downstream_every", 1)), dict(r.get("power") or {}))
 
 
 def _flip_heads(path: Path, raw) -> FlipHeads:

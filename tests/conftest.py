@@ -204,12 +204,14 @@ def l6_folder(tmp_path, l6) -> Path:
 @pytest.fixture(scope="session")
 def small_study(study):
     """The real study on its first 12 sentences, no anchors, and 2 flip pairs: the first as
-    written and its mirror, with their 2 null pairs; Part 9 on the confirmation corpus's
-    first 12."""
+    written and its mirror, with their 2 null pairs; Part 9 on the first 12 of the
+    confirmation corpus and of the replication."""
     n = 12
     first, mirror = 0, next(i for i, p in enumerate(study.flip_pairs) if p.source == 1)
+    rep = study.calibration.replication
     cal = dataclasses.replace(study.calibration, confirmation=study.calibration.confirmation[:n],
-                              confirmation_registers=study.calibration.confirmation_registers[:n])
+                              confirmation_registers=study.calibration.confirmation_registers[:n],
+                              replication=dataclasses.replace(rep, sentences=rep.sentences[:n], registers=rep.registers[:n]))
     return dataclasses.replace(study, sentences=study.sentences[:n], registers=study.registers[:n], anchors=(),
                                calibration=cal,
                                flip_pairs=(study.flip_pairs[first], study.flip_pairs[mirror]),

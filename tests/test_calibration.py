@@ -235,13 +235,24 @@ def test_the_replication_shares_no_sentence_with_the_other_corpora():
 
 def test_small_study_calibration(small_measured, small_study):
     """The layer truth on every held-out row of both corpora, every reading scored; the
-    downstream truths on alpha's head and on the registered sample only."""
+    downstream truths on alpha's head and on the registered sample only; the replication with
+    the downstream truths alone, its sample its own; every row's readings and truths kept."""
     cal = small_measured.results.calibration
     a = small_measured.rows["alpha"]
     held_out = cal["sets"]["corpus"]
     assert held_out["n_rows"] == int(a.where(small_study.halves["test"]).sum())
     assert cal["sets"]["confirmation"]["n_sentences"] == len(small_study.calibration.confirmation)
+    rep = cal["sets"]["replication"]
+    assert set(rep["truths"]) == {"word", "sentence"} and "floor_effects" not in rep and "n_floor" not in rep
+    every = small_study.calibration.replication.downstream_every
+    assert rep["n_downstream_sentences"] == len(range(0, len(small_study.calibration.replication.sentences), every))
+    assert set(cal["replicates"]) - {"margins"} == set(calibration.ON_ALPHAS_HEAD)
+    assert cal["verdict"]["alpha"] in {"fit", "not fit", "undetermined"}
     for st in cal["sets"].values():
+        rows = st["rows"]
+        assert len(rows["sentence"]) == len(rows["word"]) == st["n_rows"] == len(rows["readings"]["alpha"])
+        assert len(rows["truths"]["word"]["alpha_head"]) == st["n_rows"]
+    for st in (held_out, cal["sets"]["confirmation"]):
         layer = st["truths"]["layer"]
         assert set(layer) >= {"alpha", "value_norm", "output_norm", "value_norm_on_alpha", "kobayashi2021", "alti", "value_zeroing",
                               "weighted_alpha"}
@@ -256,8 +267,10 @@ def test_small_study_calibration(small_measured, small_study):
     assert held_out["n_downstream_sentences"] == len(expected)
     assert held_out["truths"]["layer"]["value_zeroing"].n_rows > 0
     assert cal["sets"]["confirmation"]["truths"]["layer"]["value_zeroing"].n_rows == 0 and not cal["fit"]["value_zeroing"]
+    assert cal["verdict"]["value_zeroing"] == "undetermined"   # no row of the confirmation corpus: nothing to pass
     assert cal["stop_rule"]["alpha"]["n_rows"] == len(a.sentence)
-    assert set(cal["fit"]) - {"margins"} == set(held_out["truths"]["layer"])
+    assert set(cal["fit"]) - {"margins"} == set(held_out["truths"]["word"]) == set(calibration.ON_ALPHAS_HEAD)
+    assert set(cal["fit_layer"]) - {"margins"} == set(held_out["truths"]["layer"])
 
 
 def test_a_verdict_s_margin_counts_only_what_could_turn_it():

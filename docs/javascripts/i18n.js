@@ -106,6 +106,15 @@
       "{model}, lentille {lens} : sur {over} {over|ligne|lignes} sur {rows}, [CLS] et [SEP] apportent plus de " +
       "{threshold} de ce que la tête apporte au mot (l'avertissement) ; la ligne médiane leur cède " +
       "{sink} de son poids, et {punct} à la ponctuation.",
+    ["{model}, lens {lens}: Part 9 found no reading fit to warn on this model (its verdict on the word " +
+    "truth: {verdict}), so no row is flagged; the median row loses {sink} of its weight to [CLS] and [SEP], " +
+    "and {punct} to punctuation."]:
+      "{model}, lentille {lens} : la partie 9 n'a trouvé aucune lecture apte à avertir sur ce modèle (son " +
+      "verdict sur la vérité du mot : {verdict}) ; aucune ligne n'est donc signalée ; la ligne médiane cède " +
+      "{sink} de son poids à [CLS] et [SEP], et {punct} à la ponctuation.",
+    "not fit": "non apte",
+    "undetermined": "indéterminé",
+    "not measured": "non mesuré",
     " {n} rows are not measured under {lens} on this head's layer.":
       " {n} {n|ligne n'est pas mesurée|lignes ne sont pas mesurées} sous {lens} sur la couche de cette tête.",
     "{model} cannot run in the browser on this site; choose another model to see a sentence of your own.":
@@ -207,6 +216,12 @@
       " Pondérés par la taille de ce que porte chaque token (‖α f(x)‖ sur cette tête), [CLS] et [SEP] " +
       "apportent {effect} de ce que la tête apporte à {word}. L'avertissement lit cette part : confrontée " +
       "à ce que fait le puits, c'est la lecture qui a raison quand elle avertit (",
+    [" Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring " +
+    "{effect} of what the head brings to {word}. On this model no reading was found fit to warn (its " +
+    "verdict on the word truth: {verdict}), so no row is flagged ("]:
+      " Pondérés par la taille de ce que porte chaque token (‖α f(x)‖ sur cette tête), [CLS] et [SEP] " +
+      "apportent {effect} de ce que la tête apporte à {word}. Sur ce modèle, aucune lecture n'a été jugée " +
+      "apte à avertir (son verdict sur la vérité du mot : {verdict}) ; aucune ligne n'est donc signalée (",
     "Part 9": "partie 9",
     ["{punct} of the full row went to punctuation ({marks}): counted apart from the sink, it stays in " +
     "the displayed row."]:

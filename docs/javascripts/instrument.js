@@ -459,11 +459,18 @@
       return row ? { lh, picked, ...row } : { lh, picked, w, missing: true };
     }
 
-    // The warning's reading for a row: the sink share under ‖α f(x)‖ on the row's head (for a
+    // The warning's reading for a row: the sink share under the norm lens Part 9 found fit on
+    // this model (‖α f(x)‖ where none is: shown, never warned on), on the row's head (for a
     // fix, the head α opens, on which its layer is read).
     effectOf(r) {
-      const row = this.view.sentence.row("output_norm", r.lh[0], r.lh[1], r.w);
+      const row = this.view.sentence.row(this.meta().warning.lens || "output_norm", r.lh[0], r.lh[1], r.w);
       return row ? row.sink : NaN;
+    }
+
+    // Does the badge warn? Only on a model where Part 9 found a reading fit (its registered
+    // verdict, index.json's `warning`), and only above the threshold.
+    warns(effect) {
+      return !!this.meta().warning.lens && effect > this.index.threshold;
     }
 
     // Part 8's ground truth for a row, where the build measured its head (corpus sentences).
@@ -501,16 +508,20 @@
         return;
       }
       const lens = this.lenses.get(this.rowLens()) || this.fixes.get(s.lens);
-      const over = rows.filter((r) => this.effectOf(r) > idx.threshold).length;
+      const over = rows.filter((r) => this.warns(this.effectOf(r))).length;
       const unmeasured = all.length - rows.length;
+      const medians = { sink: pct(median(rows.map((r) => r.sink))), punct: pct(median(rows.map((r) => r.punct))) };
       this.summary.textContent = !rows.length ? t("{model}, lens {lens}: not measured on this sentence " +
         "(a sample of the corpus: every {every}th sentence).", { model: meta.name, lens: lens.label, every: meta.value_zeroing_every }) :
+        !meta.warning.lens ? t("{model}, lens {lens}: Part 9 found no reading fit to warn on this model " +
+        "(its verdict on the word truth: {verdict}), so no row is flagged; the median row loses {sink} of its " +
+        "weight to [CLS] and [SEP], and {punct} to punctuation.", { model: meta.name, lens: lens.label,
+          verdict: verdictWord(meta.warning.verdict), ...medians }) :
         t("{model}, lens {lens}: on {over} of {rows} rows [CLS] and [SEP] bring more than " +
         "{threshold} of what the head brings to the word (the warning); " +
         "the median row loses {sink} of its weight to them, " +
         "and {punct} to punctuation.", {
-          model: meta.name, lens: lens.label, over, rows: rows.length, threshold: pct(idx.threshold, 0),
-          sink: pct(median(rows.map((r) => r.sink))), punct: pct(median(rows.map((r) => r.punct))),
+          model: meta.name, lens: lens.label, over, rows: rows.length, threshold: pct(idx.threshold, 0), ...medians,
         }) +
         (unmeasured ? t(" {n} rows are not measured under {lens} on this head's layer.", { n: unmeasured, lens: lens.label }) : "");
       this.matrix.replaceChildren(this.table(all));
@@ -618,7 +629,7 @@
           continue;
         }
         const truth = this.truthOf(r), effect = this.effectOf(r);
-        const warn = effect > idx.threshold, tiny = r.mass < idx.tiny_mass;
+        const warn = this.warns(effect), tiny = r.mass < idx.tiny_mass;
         const open = r.w === s.word;
         body.append(el("tr", {
           class: "instr-row" + (open ? " instr-selected" : "") + (warn ? " instr-warn" : ""),
@@ -718,16 +729,20 @@
 
       const why = r.picked ? t("your pick") : t("the instrument's choice under {lens}", { lens: lens.label }) +
         (v.kind === "typed" ? t(", computed here by the same rule") : "");
-      const effect = this.effectOf(r), warn = effect > idx.threshold;
+      const effect = this.effectOf(r), warn = this.warns(effect);
       const notes = [el("p", {},
         t("{sink} of this row went to [CLS] ({cls}) and [SEP] ({sep}), " +
         "and {self} to {word} itself. The displayed weights are the remaining " +
         "{mass}, renormalized to sum to 100%.", {
           sink: pct(r.sink), cls: pct(r.cls), sep: pct(r.sep), self: pct(r.self), word: quoted(word), mass: pct(r.mass) })),
       el("p", { class: "instr-effect-note" }, badge(effect, warn, t("effect ")),
-        t(" Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring " +
+        meta.warning.lens ? t(" Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring " +
         "{effect} of what the head brings to {word}. The warning reads this share: held to what " +
-        "the sink does, it is the reading that is right when it warns (", { effect: pct(effect), word: quoted(word) }),
+        "the sink does, it is the reading that is right when it warns (", { effect: pct(effect), word: quoted(word) })
+          : t(" Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring " +
+        "{effect} of what the head brings to {word}. On this model no reading was found fit to warn " +
+        "(its verdict on the word truth: {verdict}), so no row is flagged (", { effect: pct(effect), word: quoted(word),
+            verdict: verdictWord(meta.warning.verdict) }),
         el("a", { href: articleHref(), text: t("Part 9") }), ").")];
       const puncts = data.words.map((x, w) => [x, w]).filter(([, w]) => data.punct[w] && w !== r.w);
       notes.push(el("p", { class: "instr-punct-note" }, puncts.length
@@ -842,6 +857,13 @@
   // Read when drawn, not when the script loads: the page's language is the one on screen.
   const effectTitle = () => t("[CLS] and [SEP]'s share of what this head brings to the word, each weight " +
     "times the size of what it carries (‖α f(x)‖ on this head): the warning reads this");
+
+  // Part 9's verdict on a model, in the page's language.
+  function verdictWord(verdict) {
+    if (verdict === "not fit") return t("not fit");
+    if (verdict === "undetermined") return t("undetermined");
+    return t("not measured");
+  }
 
   function badge(effect, warn, prefix = "") {
     return el("span", { class: "instr-badge" + (warn ? " instr-badge-warn" : ""), title: effectTitle() },

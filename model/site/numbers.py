@@ -18,6 +18,8 @@ import difflib
 import re
 from typing import Any
 
+import numpy as np
+
 from .. import picks, stats
 
 # Last parts of keys that count the inputs, whatever they are measured on: how many sentences,
@@ -157,6 +159,8 @@ def flatten(results: dict) -> Numbers:
     _put(inputs, "bootstrap", results["bootstrap"])
     _put(inputs, "picks", results.get("picks", {}))
     _put(inputs, "calibration", results.get("calibration", {}))   # Part 9's settings (study.yml)
+    _put(inputs, "replication", results.get("replication", {}))   # ... and its replication's
+    _put(inputs, "replication.power", (results.get("replication") or {}).get("power", {}))
     inputs["runtime.tolerance"] = results["runtime"]["tolerance"]
     _put(inputs, "corpus", results["corpus"])
     for register, n in results["corpus"]["registers"].items():
@@ -324,21 +328,27 @@ def _truth(out: dict, k: str, gt: dict | None) -> None:
 
 
 def _calibration(out: dict, k: str, cal: dict | None) -> None:
-    """Part 9 (model/calibration.py): `l6.cal.corpus.layer.output_norm.precision` (a reading
-    against a truth, on the held-out half or `confirmation`), its `_lo`/`_hi`, `.n_badged`,
-    `.precision_vs_alpha`; `l6.cal.fit.output_norm` (the criterion, both corpora, the primary
-    truth), `l6.cal.fit_word.*` (on the word truth); `l6.cal.corpus.redistribution.word.median`."""
+    """Part 9 (model/calibration.py): `l6.cal.corpus.word.output_norm_on_alpha.precision` (a
+    reading against a truth, on the held-out half, `confirmation` or `replication`), its
+    `_lo`/`_hi`, `.n_badged`, `.precision_vs_alpha`; `l6.cal.verdict.output_norm_on_alpha`
+    (fit, not fit or undetermined, on the primary truth), `l6.cal.model_verdict.verdict`,
+    `l6.cal.fit.*` (the criterion met on both corpora), `l6.cal.fit_layer.*` (on the layer
+    truth, the amended primary), `l6.cal.replicates.*` (replicates, fails or undetermined);
+    `l6.cal.corpus.redistribution.word.median`. The rows themselves are in the results only."""
     if not cal:
         return
-    _put(out, f"{k}.cal", {"n_fit": cal["n_fit"], "n_fit_word": cal["n_fit_word"], "primary": cal["primary"],
-                           "downstream_every": cal["downstream_every"]})
-    for name in ("fit", "fit_word", "fit_wilson"):
-        _put(out, f"{k}.cal.{name}", cal[name])
+    _put(out, f"{k}.cal", {"n_fit": cal["n_fit"], "primary": cal["primary"], "downstream_every": cal["downstream_every"],
+                           "margins": {"primary": EXACT, "downstream_every": EXACT,
+                                       "n_fit": (min((m for m, _ in cal["fit"]["margins"].values()), default=picks.NO_MARGIN), 1.0)}})
+    for name in ("fit", "fit_layer", "fit_wilson", "verdict", "model_verdict", "replicates"):
+        if name in cal:
+            _put(out, f"{k}.cal.{name}", cal[name])
     for reading, rule in cal["stop_rule"].items():   # `l6.cal.stop_rule.alpha.adopted`
         _put(out, f"{k}.cal.stop_rule.{reading}", rule)
     for corpus, st in cal["sets"].items():
         p = f"{k}.cal.{corpus}"
         _put(out, p, st)
+        _put(out, f"{p}.circular", _layer_truth_against_reading(st["rows"]))
         for name, red in st["redistribution"].items():
             _put(out, f"{p}.redistribution.{name}", red)
         if "squared" in st:   # `l6.cal.corpus.squared.slope`: Part 8's truth against the layer truth
@@ -346,6 +356,18 @@ def _calibration(out: dict, k: str, cal: dict | None) -> None:
         for truth, per in st["truths"].items():
             for reading, score in per.items():
                 _put(out, f"{p}.{truth}.{reading}", score)
+
+
+def _layer_truth_against_reading(rows: dict, reading: str = "output_norm_on_alpha") -> dict:
+    """How near the layer truth's sink share is to the reading's own on the same head (‖α f(x)‖
+    on alpha's head): the median and 90th percentile of their absolute difference over the
+    rows, read off results.json's rows (added after a reader found them nearly equal)."""
+    truth = (rows.get("truths", {}).get("layer") or {}).get(reading)
+    if truth is None:
+        return {}
+    pairs = [(a, b) for a, b in zip(rows["readings"][reading], truth) if a is not None and b is not None]
+    diff = np.abs(np.array([a - b for a, b in pairs]))
+    return {"median_abs": float(np.median(diff)), "p90_abs": float(np.quantile(diff, 0.9)), "n_rows": len(pairs)} if pairs else {}
 
 
 # The sets of flip pairs analysed, named by the part of their keys after "flip" ("" for every

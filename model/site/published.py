@@ -45,12 +45,27 @@ def instrument_index(results: dict) -> str:
               "n_layers": m["n_layers"], "n_heads": m["n_heads"], "positional": m["positional_heads"],
               "runtime": f"{RUNTIME}/{key}/manifest.json" if key in results["runtime"]["models"] else None,
               # part 8: value zeroing is measured on every n-th corpus sentence
-              "value_zeroing_every": (m.get("ground_truth") or {}).get("value_zeroing_every")}
+              "value_zeroing_every": (m.get("ground_truth") or {}).get("value_zeroing_every"),
+              "warning": warning(m)}
         for key, m in results["models"].items()
     }
     index = views.index_record(results["default_model"], results["stop_rule"]["threshold"], results["tie_tolerance"],
                                sentences, models)
     return json.dumps(index, separators=(",", ":"), ensure_ascii=False)
+
+
+# The readings on alpha's head the warning can read, as the instrument's rows carry them.
+WARNING_LENSES = {"output_norm_on_alpha": "output_norm", "value_norm_on_alpha": "value_norm"}
+
+
+def warning(m: dict) -> dict:
+    """What the instrument's warning reads on a model (Part 9, its registered verdict): the
+    lens of the reading found fit on the word truth (‖α f(x)‖ first), or none, and the verdict."""
+    cal = m.get("calibration") or {}
+    verdict = (cal.get("verdict") or {})
+    fit = [r for r in WARNING_LENSES if verdict.get(r) == "fit"]
+    return {"verdict": (cal.get("model_verdict") or {}).get("verdict"), "lens": WARNING_LENSES[fit[0]] if fit else None,
+            "truth": cal.get("primary")}
 
 
 @timing.stage("runtime export")

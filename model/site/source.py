@@ -71,6 +71,12 @@ class StudySource(Source):
     def check_route(self, renderer, fragment: str) -> None:
         links.check_route(renderer.results, fragment)
 
+    def registered_keys(self, results: dict) -> dict[str, str]:
+        """Part 9's verdicts are read under study.yml's registered `calibration` block, the
+        replication's under `replication` (livenumbers/registration.py)."""
+        return {"*.cal.fit.*": "calibration", "*.cal.fit_layer.*": "calibration", "*.cal.verdict.*": "calibration",
+                "*.cal.model_verdict.*": "calibration", "*.cal.replicates.*": "replication"}
+
     def interval_level(self, results: dict) -> float:
         """The study's bootstrap level."""
         return results["bootstrap"]["level"]

@@ -1,5 +1,5 @@
 """Tables of the instrument calibrated (Part 9): every reading's badge against the ground
-truths, on the held-out half of the corpus and on the confirmation corpus.
+truths, on the held-out half of the corpus, the confirmation corpus and the replication.
 
 Each takes the page's renderer (`r`) and returns Markdown; every number goes through
 `r.cite`."""
@@ -10,7 +10,8 @@ from livenumbers.tables import md_table, span
 from ...instrument import LENS_LABELS
 from ...truth import FIX_LABELS
 
-CORPORA = {"corpus": "held-out half", "confirmation": "confirmation corpus"}
+CORPORA = {"corpus": "held-out half", "confirmation": "confirmation corpus"}   # the criterion's two
+ALL_CORPORA = CORPORA | {"replication": "replication"}
 
 
 def reading_label(reading: str) -> str:
@@ -43,49 +44,81 @@ def _readings(r, model: str, truth: str) -> list[str]:
     return list(r.results["models"][model]["calibration"]["sets"]["corpus"]["truths"][truth])
 
 
-def calibration(r, model: str, truth: str = "layer") -> str:
+def calibration(r, model: str, truth: str = "word") -> str:
     """Per reading, against one truth: its badges, their precision and recall (with intervals)
-    on both corpora, whether it meets the registered criterion on both (off the primary truth,
-    on each corpus too), and (on the primary truth) the registered stop rule's count over every
-    displayed row of corpus.tsv."""
+    on both corpora, and its verdict: on the primary truth the registered one (fit, not fit,
+    undetermined), on another whether it meets the criterion on both corpora; on the layer truth
+    (every reading's own head) the registered stop rule's count over every row of corpus.tsv too."""
     cal = r.results["models"][model]["calibration"]
-    primary = truth == cal["primary"]
-    both = "fit" if primary else "fit_word" if truth == "word" else None
     rows = []
     for reading in _readings(r, model, truth):
         row = [reading_label(reading)]
         for corpus in CORPORA:
             p = f"{model}.cal.{corpus}.{truth}.{reading}"
-            row += [_count(r, f"{p}.n_badged"), _cell(r, f"{p}.precision"),
-                    _cell(r, f"{p}.recall")]
-        if not primary:
+            row += [_count(r, f"{p}.n_badged"), _cell(r, f"{p}.precision"), _cell(r, f"{p}.recall")]
+        if truth == cal["primary"]:
+            row.append(r.cite(f"{model}.cal.verdict.{reading}", "text"))
+        elif f"fit_{truth}" in cal:
+            row.append(r.cite(f"{model}.cal.fit_{truth}.{reading}", "yesno"))
+        else:
             row += [r.cite(f"{model}.cal.{corpus}.{truth}.{reading}.fit", "yesno") for corpus in CORPORA]
-        if both:
-            row.append(r.cite(f"{model}.cal.{both}.{reading}", "yesno"))
-        if primary:
+        if truth == "layer":
             row.append(_count(r, f"{model}.cal.stop_rule.{reading}.rows_above"))
         rows.append(row)
-    head = ["Reading"] + [f"{h} ({name})" for name in ("held-out", "confirmation")
-                          for h in ("Badges", "Precision", "Recall")]
-    head += [] if primary else ["Fit (held-out)", "Fit (confirmation)"]
-    head += ["Fit on both"] if both else []
-    head += ["Stop rule: rows above half, all of corpus.tsv"] if primary else []
+    head = ["Reading"] + [f"{h} ({name})" for name in ("held-out", "confirmation") for h in ("Badges", "Precision", "Recall")]
+    head += (["Verdict"] if truth == cal["primary"] else ["Fit on both"] if f"fit_{truth}" in cal
+             else ["Fit (held-out)", "Fit (confirmation)"])
+    head += ["Stop rule: rows above half, all of corpus.tsv"] if truth == "layer" else []
     return md_table(head, rows)
 
 
 def calibration_verdicts(r) -> str:
-    """Per reading and model: the criterion on the primary truth (both corpora), the same with
-    Wilson's bounds in place of the bootstrap's, and the registered stop rule."""
+    """Per reading on α's head and model: the registered verdict (the primary, word truth), the
+    first amendment's (the layer truth: fit on both corpora), and on the replication's model,
+    its verdict there; each model's verdict last."""
     models = list(r.results["models"])
+    has_replication = [m for m in models if "replicates" in r.results["models"][m]["calibration"]]
     rows = []
-    for reading in _readings(r, models[0], "layer"):
+    for reading in _readings(r, models[0], "word"):
         row = [reading_label(reading)]
         for model in models:
-            row += [r.cite(f"{model}.cal.fit.{reading}", "yesno"), r.cite(f"{model}.cal.fit_wilson.{reading}", "yesno"),
-                    r.cite(f"{model}.cal.stop_rule.{reading}.adopted", "yesno")]
+            row += [r.cite(f"{model}.cal.verdict.{reading}", "text"), r.cite(f"{model}.cal.fit_layer.{reading}", "yesno")]
+            if model in has_replication:
+                row.append(r.cite(f"{model}.cal.replicates.{reading}", "text"))
         rows.append(row)
-    head = ["Reading"] + [f"{r.cite(f'{m}.model', 'text')}: {h}" for m in models
-                          for h in ("fit", "Wilson", "stop rule")]
+    last = ["**The model**"]
+    for model in models:
+        last += [f"**{r.cite(f'{model}.cal.model_verdict.verdict', 'text')}**", ""] + ([""] if model in has_replication else [])
+    head = ["Reading"]
+    for model in models:
+        name = r.cite(f"{model}.model", "text")
+        head += [f"{name}: word truth", f"{name}: layer truth"] + ([f"{name}: replication"] if model in has_replication else [])
+    return md_table(head, rows + [last])
+
+
+def calibration_replication(r, model: str) -> str:
+    """Per reading on α's head, on the replication corpus: its badges, precision and recall
+    against the word truth (with intervals), the rows whose truth is above half, and its verdict."""
+    rows = []
+    for reading in r.results["models"][model]["calibration"]["sets"]["replication"]["truths"]["word"]:
+        p = f"{model}.cal.replication.word.{reading}"
+        rows.append([reading_label(reading), _count(r, f"{p}.n_badged"), _cell(r, f"{p}.precision"), _cell(r, f"{p}.recall"),
+                     _count(r, f"{p}.n_truth_above"), r.cite(f"{model}.cal.replicates.{reading}", "text")])
+    return md_table(["Reading", "Badges", "Precision", "Recall", "Rows above half", "Verdict"], rows)
+
+
+def calibration_wilson(r) -> str:
+    """Per reading on α's head and model: the criterion on the primary truth with Wilson's binomial
+    bounds in place of the bootstrap's (rows counted as independent; added after the results were
+    read), and the registered stop rule (every row of corpus.tsv, each reading's own head)."""
+    models = list(r.results["models"])
+    rows = []
+    for reading in _readings(r, models[0], "word"):
+        row = [reading_label(reading)]
+        for model in models:
+            row += [r.cite(f"{model}.cal.fit_wilson.{reading}", "yesno"), r.cite(f"{model}.cal.stop_rule.{reading}.adopted", "yesno")]
+        rows.append(row)
+    head = ["Reading"] + [f"{r.cite(f'{m}.model', 'text')}: {h}" for m in models for h in ("Wilson", "stop rule")]
     return md_table(head, rows)
 
 
@@ -104,19 +137,21 @@ def calibration_rank(r, model: str) -> str:
 
 
 def calibration_sets(r) -> str:
-    """Per model and corpus: the rows scored and their sentences, the rows of α's head whose
-    truth is above half (layer truth; word truth on its sample), and the rows at the
-    numerical floor."""
+    """Per model and corpus (the replication where measured): the rows and their sentences, the
+    word truth's sample (sentences, rows of α's head, those above half), the rows above half on
+    the layer truth, and the rows at the numerical floor."""
     rows = []
     for model in r.results["models"]:
-        for corpus, name in CORPORA.items():
+        for corpus in r.results["models"][model]["calibration"]["sets"]:
             p = f"{model}.cal.{corpus}"
-            rows.append([r.cite(f"{model}.model", "text"), name, r.cite(f"{p}.n_rows", "int"), r.cite(f"{p}.n_sentences", "int"),
-                         _count(r, f"{p}.layer.alpha.n_truth_above"), r.cite(f"{p}.n_downstream_sentences", "int"),
+            layer = corpus != "replication"
+            rows.append([r.cite(f"{model}.model", "text"), ALL_CORPORA[corpus], r.cite(f"{p}.n_rows", "int"),
+                         r.cite(f"{p}.n_sentences", "int"), r.cite(f"{p}.n_downstream_sentences", "int"),
                          r.cite(f"{p}.word.alpha.n_rows", "int"), _count(r, f"{p}.word.alpha.n_truth_above"),
-                         r.cite(f"{p}.n_floor", "int")])
-    return md_table(["Model", "Corpus", "Rows", "Sentences", "Above half, layer truth", "Sentences (word truth)",
-                     "Rows (word truth)", "Above half, word truth", "At the floor"], rows)
+                         _count(r, f"{p}.layer.alpha.n_truth_above") if layer else "not measured",
+                         r.cite(f"{p}.n_floor", "int") if layer else "—"])
+    return md_table(["Model", "Corpus", "Rows", "Sentences", "Sentences (word truth)", "Rows (word truth)",
+                     "Above half, word truth", "Above half, layer truth", "At the floor"], rows)
 
 
 def calibration_display(r) -> str:
@@ -133,5 +168,5 @@ def calibration_display(r) -> str:
     return md_table(["Model", "Corpus", "Word's final representation", "Sentence embedding", "Rows"], rows)
 
 
-TABLES = {f.__name__: f for f in (calibration, calibration_verdicts, calibration_rank, calibration_sets,
-                                  calibration_display)}
+TABLES = {f.__name__: f for f in (calibration, calibration_verdicts, calibration_replication, calibration_wilson,
+                                  calibration_rank, calibration_sets, calibration_display)}

@@ -1,0 +1,118 @@
+"""Part 9's published figures, recomputed from results.json alone, as a reader of the download
+would: no import of this project's code (model/, livenumbers/), only the JSON, numpy, scipy
+and the rules written on the method page. Each figure is compared with what the numbers lock
+publishes, so a count, share, interval or verdict that the rows do not support fails here.
+
+The rows (results.json, models.<key>.calibration.sets.<corpus>.rows): each displayed row's
+sentence and word, every reading's sink share (`readings.<reading>`), and each truth's share
+on the head the reading opens (`truths.layer.<reading>`; the word and sentence truths, on
+alpha's head only: `truths.<truth>.alpha_head`); null where not measured.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from conftest import ROOT
+
+THRESHOLD = 0.5          # the badge fires above half, the truth is above half above it (method page)
+DOWNSTREAM = ("word", "sentence")
+
+
+def bootstrap_ratio_lo_hi(num, den, sentence, boot):
+    """The percentile interval of sum(num)/sum(den) over sentences resampled with replacement
+    (the method page's bootstrap: the study's seed and number of resamples; a resample with no
+    row in the denominator left out)."""
+    sentences = sorted(set(sentence))
+    unit = np.searchsorted(sentences, sentence)
+    n = len(sentences)
+    counts = np.random.default_rng(boot["seed"]).multinomial(n, np.full(n, 1.0 / n), size=boot["resamples"]).astype(float)
+    per_num = np.bincount(unit, weights=num.astype(float), minlength=n)
+    per_den = np.bincount(unit, weights=den.astype(float), minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        draws = (counts @ per_num) / (counts @ per_den)
+    draws = draws[~np.isnan(draws)]
+    tail = (1 - boot["level"]) / 2 * 100
+    return tuple(np.percentile(draws, [tail, 100 - tail])) if draws.size else (None, None)
+
+
+def recomputed(results: dict):
+    """Every (key, value) of Part 9 this file can recompute from the rows."""
+    boot = results["bootstrap"]
+    settings = results["calibration"]
+    for model, m in results["models"].items():
+        cal = m["calibration"]
+        for corpus, st in cal["sets"].items():
+            rows = st["rows"]
+            for truth, per in rows["truths"].items():
+                for reading, x in rows["readings"].items():
+                    y = per["alpha_head"] if truth in DOWNSTREAM else per.get(reading)
+                    if y is None or reading not in st["truths"][truth]:
+                        continue
+                    keep = [i for i, (a, b) in enumerate(zip(x, y)) if a is not None and b is not None]
+                    xs, ys = np.array([x[i] for i in keep]), np.array([y[i] for i in keep])
+                    sentence = np.array([rows["sentence"][i] for i in keep])
+                    badge, above = xs > THRESHOLD, ys > THRESHOLD
+                    key = f"{model}.cal.{corpus}.{truth}.{reading}"
+                    yield f"{key}.n_rows", len(keep)
+                    yield f"{key}.n_badged", int(badge.sum())
+                    yield f"{key}.n_truth_above", int(above.sum())
+                    yield f"{key}.n_both", int((badge & above).sum())
+                    for stat, den in (("precision", badge), ("recall", above)):
+                        if den.any():
+                            yield f"{key}.{stat}", float((badge & above).sum() / den.sum())
+                            lo, hi = bootstrap_ratio_lo_hi(badge & above, den, sentence, boot)
+                            yield f"{key}.{stat}_lo", lo
+                            yield f"{key}.{stat}_hi", hi
+                    if len(keep) > 2 and np.ptp(xs) > 0 and np.ptp(ys) > 0:
+                        yield f"{key}.spearman", float(sps.spearmanr(xs, ys).statistic)
+        # The verdicts (method page): fit if both lower bounds clear the bars on corpus.tsv's held-out
+        # half and on the confirmation corpus; undetermined with too few rows above half on either.
+        primary = settings["primary"]
+        for reading, score in cal["sets"]["corpus"]["truths"][primary].items():
+            other = cal["sets"]["confirmation"]["truths"][primary][reading]
+            passes = lambda s: (s["precision_lo"] is not None and s["recall_lo"] is not None
+                                and s["precision_lo"] >= settings["precision_lo"] and s["recall_lo"] >= settings["recall_lo"])
+            few = min(score["n_truth_above"], other["n_truth_above"]) < settings["min_truth_rows"]
+            yield f"{model}.cal.verdict.{reading}", "undetermined" if few else "fit" if passes(score) and passes(other) else "not fit"
+
+
+@pytest.fixture(scope="module")
+def downloaded(session_results) -> tuple[dict, dict]:
+    """(results.json as a reader downloads it, the numbers lock): plain JSON."""
+    results, _ = session_results
+    return json.loads(json.dumps(results)), json.loads((ROOT / "docs" / "numbers.lock.json").read_text())["numbers"]
+
+
+def test_part9_figures_recompute_from_results_json_alone(downloaded):
+    results, locked = downloaded
+    checked, wrong = 0, []
+    for key, value in recomputed(results):
+        entry = locked.get(key)
+        if entry is None or value is None:
+            continue
+        checked += 1
+        if isinstance(entry["value"], str) or isinstance(value, str):
+            ok = entry["value"] == value
+        else:
+            ok = abs(float(entry["value"]) - float(value)) <= entry["tolerance"] + 1e-12
+        if not ok:
+            wrong.append(f"{key}: locked {entry['value']!r}, recomputed {value!r}")
+    assert not wrong, "\n".join(wrong)
+    assert checked > 100   # the published Part 9 figures, not a handful
+
+
+def test_the_rows_hold_every_scored_row(downloaded):
+    """results.json's rows are the rows each score is formed over (its n_rows), every corpus."""
+    results, _ = downloaded
+    for model, m in results["models"].items():
+        for corpus, st in m["calibration"]["sets"].items():
+            assert len(st["rows"]["sentence"]) == st["n_rows"], (model, corpus)
+            for truth, per in st["truths"].items():
+                for reading, score in per.items():
+                    x = st["rows"]["readings"][reading]
+                    y = st["rows"]["truths"][truth]["alpha_head" if truth in DOWNSTREAM else reading]
+                    assert sum(a is not None and b is not None for a, b in zip(x, y)) == score["n_rows"], (model, corpus, truth, reading)
