@@ -24,7 +24,7 @@ it as not accepted yet, until accept records it.
 
 A source says which keys are read under a block (`Source.registered_keys`). A page citing
 such a key of a block with amendments must state them, `{{ registration("calibration") }}`:
-"Registered in commit `abc1234` (2026-11-02). Amended on 2026-12-01: the reason."
+"Registered; in this form since commit `abc1234` (2026-11-02). Amended on 2026-12-01: the reason."
 """
 from __future__ import annotations
 
@@ -291,7 +291,7 @@ def statement(registrations: dict[str, Registration | None], block: str, words: 
     entry = registrations[block]
     if entry is None:
         return words("Registration not accepted yet.")
-    sentences = [words(f"Registered in commit {OPEN}`{short(entry.commit)}`{CLOSE} ({OPEN}{entry.date}{CLOSE}).")]
+    sentences = [words(f"Registered; in this form since commit {OPEN}`{short(entry.commit)}`{CLOSE} ({OPEN}{entry.date}{CLOSE}).")]
     for a in entry.amendments:
         reason = md_text(a.reason) + ("" if a.reason.endswith((".", "!", "?")) else ".")
         sentences.append(words(f"Amended on {OPEN}{a.date}{CLOSE}: {OPEN}{reason}{CLOSE}"))

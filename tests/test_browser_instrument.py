@@ -79,7 +79,9 @@ def pct(text: str) -> float:
     return float(m.group(1)) / 100
 
 
-def assert_rows_match(got: list[dict], want: list[dict], view: dict, threshold: float) -> None:
+def assert_rows_match(got: list[dict], want: list[dict], view: dict, threshold: float, warns: bool = True) -> None:
+    """`warns`: the model has a reading Part 9 found fit (index.json's warning lens): only then
+    does a row above the threshold warn."""
     assert [g["word"] for g in got] == [w["word"] for w in want]
     assert [g["name"] for g in got] == [view["words"][w["word"]] for w in want]
     for g, w in zip(got, want):
@@ -94,8 +96,8 @@ def assert_rows_match(got: list[dict], want: list[dict], view: dict, threshold: 
         # The warning reads the sink's share under ||alpha f(x)|| on the row's head (Part 9), not alpha's.
         assert g["effect"] == pytest.approx(w["effect"], abs=1e-6), where
         assert pct(g["badge"]) == pytest.approx(w["effect"], abs=0.0005 + 1e-6), where
-        assert g["warn"] == (w["effect"] > threshold), where
-        assert ("⚠" in g["badge"]) == (w["effect"] > threshold), where
+        assert g["warn"] == (warns and w["effect"] > threshold), where
+        assert ("⚠" in g["badge"]) == (warns and w["effect"] > threshold), where
         # The sink columns carry the raw [CLS] and [SEP] shares, in whole percent.
         assert [int(x) for x in g["sinks"]] == [round(w["raw"][0] * 100), round(w["raw"][-1] * 100)], where
         # The word cells are shaded by the displayed (renormalized) weight, the own column excepted;
@@ -217,7 +219,8 @@ def test_rows_lens_head_and_model(page, site_url, built_site):
     page.locator(".instr-model").select_option(other)
     wait_state(page, model=other, sentence=s)
     vo = load(built_site, f"{other}/{s}.json")
-    assert_rows_match(shown_rows(page), expected_rows(vo, "value_norm"), vo, threshold)
+    assert_rows_match(shown_rows(page), expected_rows(vo, "value_norm"), vo, threshold,
+                      warns=index["models"][other]["warning"]["lens"] is not None)
     assert_clean(page, site_url)
 
 
@@ -270,7 +273,9 @@ def test_fragment_links_and_hash_changes(page, site_url, built_site):
     page.evaluate("location.hash = '#l3/2/1/output_norm'")
     wait_state(page, model="l3", sentence=2, word=1, lens="output_norm")
     v = load(built_site, "l3/2.json")
-    assert_rows_match(shown_rows(page), expected_rows(v, "output_norm"), v, index["threshold"])
+    assert_rows_match(shown_rows(page), expected_rows(v, "output_norm"), v, index["threshold"], warns=False)
+    assert index["models"]["l3"]["warning"] == {"verdict": "undetermined", "lens": None, "truth": "word"}
+    assert "no reading fit to warn" in page.locator(".instr-summary").inner_text()
     assert page.locator(".instr-model").input_value() == "l3"
 
     # Fragments that name nothing known, or are malformed, fall back to the defaults.

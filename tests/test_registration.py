@@ -134,7 +134,7 @@ def test_a_page_citing_a_key_read_under_an_amended_block_states_the_amendment(to
     report = gate.run(settings(toy))
     assert report.ok
     commit, date = git(toy, "log", "-1", "--format=%h %cs").split()
-    assert (f"Registered in commit `{commit}` ({date}). Amended on 2026-12-01: bruised fruit were scored by mistake."
+    assert (f"Registered; in this form since commit `{commit}` ({date}). Amended on 2026-12-01: bruised fruit were scored by mistake."
             in report.rendered["index.md"])
 
 

@@ -40,6 +40,13 @@ def _count(r, key: str) -> str:
     return r.cite(key, "int")
 
 
+def _verdict(r, key: str) -> str:
+    """A verdict (fit, not fit, undetermined; replicates, fails) cited and locked, printed as a word
+    of the table, which the catalogue translates (a value is data: its text would stay English)."""
+    r.cite(key, "text")
+    return r.numbers[key]
+
+
 def _readings(r, model: str, truth: str) -> list[str]:
     return list(r.results["models"][model]["calibration"]["sets"]["corpus"]["truths"][truth])
 
@@ -57,7 +64,7 @@ def calibration(r, model: str, truth: str = "word") -> str:
             p = f"{model}.cal.{corpus}.{truth}.{reading}"
             row += [_count(r, f"{p}.n_badged"), _cell(r, f"{p}.precision"), _cell(r, f"{p}.recall")]
         if truth == cal["primary"]:
-            row.append(r.cite(f"{model}.cal.verdict.{reading}", "text"))
+            row.append(_verdict(r, f"{model}.cal.verdict.{reading}"))
         elif f"fit_{truth}" in cal:
             row.append(r.cite(f"{model}.cal.fit_{truth}.{reading}", "yesno"))
         else:
@@ -82,13 +89,13 @@ def calibration_verdicts(r) -> str:
     for reading in _readings(r, models[0], "word"):
         row = [reading_label(reading)]
         for model in models:
-            row += [r.cite(f"{model}.cal.verdict.{reading}", "text"), r.cite(f"{model}.cal.fit_layer.{reading}", "yesno")]
+            row += [_verdict(r, f"{model}.cal.verdict.{reading}"), r.cite(f"{model}.cal.fit_layer.{reading}", "yesno")]
             if model in has_replication:
-                row.append(r.cite(f"{model}.cal.replicates.{reading}", "text"))
+                row.append(_verdict(r, f"{model}.cal.replicates.{reading}"))
         rows.append(row)
     last = ["**The model**"]
     for model in models:
-        last += [f"**{r.cite(f'{model}.cal.model_verdict.verdict', 'text')}**", ""] + ([""] if model in has_replication else [])
+        last += [f"**{_verdict(r, f'{model}.cal.model_verdict.verdict')}**", ""] + ([""] if model in has_replication else [])
     head = ["Reading"]
     for model in models:
         name = r.cite(f"{model}.model", "text")
@@ -103,7 +110,7 @@ def calibration_replication(r, model: str) -> str:
     for reading in r.results["models"][model]["calibration"]["sets"]["replication"]["truths"]["word"]:
         p = f"{model}.cal.replication.word.{reading}"
         rows.append([reading_label(reading), _count(r, f"{p}.n_badged"), _cell(r, f"{p}.precision"), _cell(r, f"{p}.recall"),
-                     _count(r, f"{p}.n_truth_above"), r.cite(f"{model}.cal.replicates.{reading}", "text")])
+                     _count(r, f"{p}.n_truth_above"), _verdict(r, f"{model}.cal.replicates.{reading}")])
     return md_table(["Reading", "Badges", "Precision", "Recall", "Rows above half", "Verdict"], rows)
 
 
