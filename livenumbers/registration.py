@@ -284,7 +284,8 @@ def call(block: str) -> str:
 
 def statement(registrations: dict[str, Registration | None], block: str, words: Callable[[str], str]) -> str:
     """What `registration(block)` prints: the registration's commit and date, and each
-    amendment's date and reason; `words` puts each sentence in the page's language."""
+    amendment's date, reason and what it changed; `words` puts each sentence in the page's
+    language (the author's reasons stay as written)."""
     if block not in registrations:
         raise NumberError(f"unknown registered block {block!r}" + did_you_mean(block, list(registrations))
                           + f" (registered: {', '.join(registrations) or 'none'})")
@@ -295,6 +296,8 @@ def statement(registrations: dict[str, Registration | None], block: str, words: 
     for a in entry.amendments:
         reason = md_text(a.reason) + ("" if a.reason.endswith((".", "!", "?")) else ".")
         sentences.append(words(f"Amended on {OPEN}{a.date}{CLOSE}: {OPEN}{reason}{CLOSE}"))
+        if a.changes:   # what changed, as the amendment lists it
+            sentences.append(words(f"What changed: {OPEN}{md_text(a.changes)}{CLOSE}."))
     return " ".join(sentences)
 
 

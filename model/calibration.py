@@ -584,12 +584,13 @@ def run(ckpt, study, key: str, corpus: Corpus, rows: dict[str, Displayed], same_
     out = {"primary": cal.primary, "sets": sets, "fit": fits[cal.primary], "n_fit": count(fits[cal.primary]),
            "fit_wilson": fit_on_both(sets, cal.primary, "fit_wilson"),
            "verdict": verdicts(sets, cal.primary, cal.min_truth_rows),
+           "verdict_registered": verdicts(sets, cal.primary),   # the criterion alone, as registered in 3b87ee0
            "stop_rule": stop_rule(readings(rows, same_head, _fix_shares(t.table), weighted),
                                   alternatives(corpus, rows, weighted, t), study.stop_rule.threshold),
            "downstream_every": cal.downstream_every.get(key, 1)}
     # The amended primary's verdict, beside the registered one (labelled with the amendment)
     out |= {f"fit_{name}": fits[name] for name in fits if name != cal.primary}
-    out["model_verdict"] = model_verdict(out["verdict"])
+    out["model_verdict"] = model_verdict(out["verdict"], out["verdict_registered"])
     if "replication" in sets:
         out["replicates"] = replication_verdicts(sets["replication"], cal.primary, cal.min_truth_rows)
     return out
@@ -634,37 +635,44 @@ def _few(scores, min_rows: int) -> tuple[bool, float]:
     return few, min(picks.verdict_margin(s.n_truth_above, min_rows - 1, s.margins["n_truth_above"][0]) for s in scores)
 
 
-def verdicts(sets: dict, truth: str, min_rows: int) -> dict:
-    """reading -> "fit" (the criterion met on both corpora), "undetermined" (on either, fewer than
-    `min_rows` rows with the truth above half: the test could not be passed), or "not fit";
-    with each verdict's margin (study.yml calibration, as amended)."""
+def verdicts(sets: dict, truth: str, min_rows: int = 0) -> dict:
+    """reading -> "fit" (the criterion met on both corpora), "not fit", or "not measured" (no row
+    of a corpus has the reading: value zeroing off Part 8's sample); with `min_rows` (the second
+    amendment) also "undetermined": on either corpus fewer than `min_rows` rows with the truth
+    above half, so the test could not be passed. With each verdict's margin."""
     out, margins = {}, {}
     for r, a in sets["corpus"]["truths"][truth].items():
         b = sets["confirmation"]["truths"][truth][r]
         few, few_margin = _few((a, b), min_rows)
-        out[r] = "undetermined" if few else "fit" if a.fit and b.fit else "not fit"
+        out[r] = ("not measured" if not (a.n_rows and b.n_rows) else "undetermined" if few
+                  else "fit" if a.fit and b.fit else "not fit")
         margins[r] = (min(few_margin, a.margins["fit"][0], b.margins["fit"][0]), picks.NO_MARGIN)
     return out | {"margins": margins}
 
 
-def model_verdict(verdict: dict) -> dict:
-    """A model's verdict: fit if a reading is (naming each), else undetermined if every reading's
-    test could not be passed, else not fit; with its margin."""
-    each = {r: v for r, v in verdict.items() if r != "margins"}
-    fit = [r for r, v in each.items() if v == "fit"]
-    word = "fit" if fit else "undetermined" if all(v == "undetermined" for v in each.values()) else "not fit"
-    margin = min((verdict["margins"][r][0] for r in each), default=picks.NO_MARGIN)
-    return {"verdict": word, "n_fit": len(fit), "readings": ", ".join(fit),
-            "margins": {"verdict": (margin, picks.NO_MARGIN), "n_fit": (margin, 1.0), "readings": (margin, picks.NO_MARGIN)}}
+def model_verdict(verdict: dict, registered: dict) -> dict:
+    """A model's verdict: fit if a reading is (naming each), else undetermined if no measured
+    reading's test could be passed, else not fit; beside it the same under the criterion as
+    registered (`registered`: the verdicts without the undetermined rule). With their margins."""
+    def of(v: dict) -> tuple[str, list[str], float]:
+        each = {r: x for r, x in v.items() if r != "margins" and x != "not measured"}
+        fit = [r for r, x in each.items() if x == "fit"]
+        word = "fit" if fit else "undetermined" if each and all(x == "undetermined" for x in each.values()) else "not fit"
+        return word, fit, min((v["margins"][r][0] for r in each), default=picks.NO_MARGIN)
+
+    (word, fit, margin), (as_registered, _, registered_margin) = of(verdict), of(registered)
+    return {"verdict": word, "n_fit": len(fit), "readings": ", ".join(fit), "registered": as_registered,
+            "margins": {"verdict": (margin, picks.NO_MARGIN), "n_fit": (margin, 1.0), "readings": (margin, picks.NO_MARGIN),
+                        "registered": (registered_margin, picks.NO_MARGIN)}}
 
 
 def replication_verdicts(st: dict, truth: str, min_rows: int) -> dict:
-    """reading -> "replicates" (the registered criterion met on the replication alone),
-    "undetermined" (fewer than `min_rows` rows with the truth above half) or "fails"."""
+    """reading -> "replicates" (the registered criterion met on the replication alone), "fails",
+    "undetermined" (fewer than `min_rows` rows with the truth above half) or "not measured"."""
     out, margins = {}, {}
     for r, s in st["truths"][truth].items():
         few, few_margin = _few((s,), min_rows)
-        out[r] = "undetermined" if few else "replicates" if s.fit else "fails"
+        out[r] = "not measured" if not s.n_rows else "undetermined" if few else "replicates" if s.fit else "fails"
         margins[r] = (min(few_margin, s.margins["fit"][0]), picks.NO_MARGIN)
     return out | {"margins": margins}
 

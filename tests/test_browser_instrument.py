@@ -48,6 +48,7 @@ def expected_rows(view: dict, lens: str, heads: dict[int, tuple[int, int]] | Non
         shown, mass = instrument.displayed_rows(rows[layer, head], wm)
         punct = sum(row[k + 1] for k, p in enumerate(view["punct"]) if p and k != w)
         out.append({"word": w, "layer": layer, "head": head, "sink": float(instrument.sink_share(row, wm)),
+                    "on_alpha_head": [layer, head] == list(view["chosen"]["alpha"][i]),   # where the warning was calibrated
                     "effect": float(instrument.sink_share(effect_rows[layer, head, w], wm)),
                     "mass": float(mass[w]), "punct": float(punct), "displayed": shown[w].tolist(), "raw": row.tolist()})
     return out
@@ -80,8 +81,8 @@ def pct(text: str) -> float:
 
 
 def assert_rows_match(got: list[dict], want: list[dict], view: dict, threshold: float, warns: bool = True) -> None:
-    """`warns`: the model has a reading Part 9 found fit (index.json's warning lens): only then
-    does a row above the threshold warn."""
+    """`warns`: the model has a reading Part 9 found fit (index.json's warning lens): only then,
+    and only on the head α opens for the word, does a row above the threshold warn."""
     assert [g["word"] for g in got] == [w["word"] for w in want]
     assert [g["name"] for g in got] == [view["words"][w["word"]] for w in want]
     for g, w in zip(got, want):
@@ -96,8 +97,8 @@ def assert_rows_match(got: list[dict], want: list[dict], view: dict, threshold: 
         # The warning reads the sink's share under ||alpha f(x)|| on the row's head (Part 9), not alpha's.
         assert g["effect"] == pytest.approx(w["effect"], abs=1e-6), where
         assert pct(g["badge"]) == pytest.approx(w["effect"], abs=0.0005 + 1e-6), where
-        assert g["warn"] == (warns and w["effect"] > threshold), where
-        assert ("⚠" in g["badge"]) == (warns and w["effect"] > threshold), where
+        warn = warns and w["on_alpha_head"] and w["effect"] > threshold
+        assert g["warn"] == warn and ("⚠" in g["badge"]) == warn, where
         # The sink columns carry the raw [CLS] and [SEP] shares, in whole percent.
         assert [int(x) for x in g["sinks"]] == [round(w["raw"][0] * 100), round(w["raw"][-1] * 100)], where
         # The word cells are shaded by the displayed (renormalized) weight, the own column excepted;

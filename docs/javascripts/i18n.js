@@ -112,6 +112,10 @@
       "{model}, lentille {lens} : la partie 9 n'a trouvé aucune lecture apte à avertir sur ce modèle (son " +
       "verdict sur la vérité du mot : {verdict}) ; aucune ligne n'est donc signalée ; la ligne médiane cède " +
       "{sink} de son poids à [CLS] et [SEP], et {punct} à la ponctuation.",
+    ["This row is not on the head α opens for {word}, where the warning was held to what the sink does: " +
+    "here the share is shown, and no warning."]:
+      "Cette ligne n'est pas sur la tête qu'α ouvre pour {word}, celle où l'avertissement a été confronté " +
+      "à ce que fait le puits : ici la part est montrée, sans avertissement.",
     "not fit": "non apte",
     "undetermined": "indéterminé",
     "not measured": "non mesuré",

@@ -468,9 +468,15 @@
     }
 
     // Does the badge warn? Only on a model where Part 9 found a reading fit (its registered
-    // verdict, index.json's `warning`), and only above the threshold.
-    warns(effect) {
-      return !!this.meta().warning.lens && effect > this.index.threshold;
+    // verdict, index.json's `warning`), on the head α opens for the word (where that reading
+    // was held to the truth: not another lens's head, not a reader's pick), above the threshold.
+    warns(effect, r) {
+      return !!this.meta().warning.lens && this.onAlphaHead(r) && effect > this.index.threshold;
+    }
+
+    onAlphaHead(r) {
+      const a = this.view.chosen.alpha[this.view.data.shown.indexOf(r.w)];
+      return !!a && a[0] === r.lh[0] && a[1] === r.lh[1];
     }
 
     // Part 8's ground truth for a row, where the build measured its head (corpus sentences).
@@ -508,7 +514,7 @@
         return;
       }
       const lens = this.lenses.get(this.rowLens()) || this.fixes.get(s.lens);
-      const over = rows.filter((r) => this.warns(this.effectOf(r))).length;
+      const over = rows.filter((r) => this.warns(this.effectOf(r), r)).length;
       const unmeasured = all.length - rows.length;
       const medians = { sink: pct(median(rows.map((r) => r.sink))), punct: pct(median(rows.map((r) => r.punct))) };
       this.summary.textContent = !rows.length ? t("{model}, lens {lens}: not measured on this sentence " +
@@ -629,7 +635,7 @@
           continue;
         }
         const truth = this.truthOf(r), effect = this.effectOf(r);
-        const warn = this.warns(effect), tiny = r.mass < idx.tiny_mass;
+        const warn = this.warns(effect, r), tiny = r.mass < idx.tiny_mass;
         const open = r.w === s.word;
         body.append(el("tr", {
           class: "instr-row" + (open ? " instr-selected" : "") + (warn ? " instr-warn" : ""),
@@ -729,7 +735,7 @@
 
       const why = r.picked ? t("your pick") : t("the instrument's choice under {lens}", { lens: lens.label }) +
         (v.kind === "typed" ? t(", computed here by the same rule") : "");
-      const effect = this.effectOf(r), warn = this.warns(effect);
+      const effect = this.effectOf(r), warn = this.warns(effect, r);
       const notes = [el("p", {},
         t("{sink} of this row went to [CLS] ({cls}) and [SEP] ({sep}), " +
         "and {self} to {word} itself. The displayed weights are the remaining " +
@@ -744,6 +750,11 @@
         "(its verdict on the word truth: {verdict}), so no row is flagged (", { effect: pct(effect), word: quoted(word),
             verdict: verdictWord(meta.warning.verdict) }),
         el("a", { href: articleHref(), text: t("Part 9") }), ").")];
+      if (meta.warning.lens && !this.onAlphaHead(r)) {
+        notes.push(el("p", { class: "instr-effect-note", text: t("This row is not on the head α opens for " +
+          "{word}, where the warning was held to what the sink does: here the share is shown, and no warning.",
+          { word: quoted(word) }) }));
+      }
       const puncts = data.words.map((x, w) => [x, w]).filter(([, w]) => data.punct[w] && w !== r.w);
       notes.push(el("p", { class: "instr-punct-note" }, puncts.length
         ? t("{punct} of the full row went to punctuation ({marks}): " +

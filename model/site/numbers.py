@@ -340,7 +340,7 @@ def _calibration(out: dict, k: str, cal: dict | None) -> None:
     _put(out, f"{k}.cal", {"n_fit": cal["n_fit"], "primary": cal["primary"], "downstream_every": cal["downstream_every"],
                            "margins": {"primary": EXACT, "downstream_every": EXACT,
                                        "n_fit": (min((m for m, _ in cal["fit"]["margins"].values()), default=picks.NO_MARGIN), 1.0)}})
-    for name in ("fit", "fit_layer", "fit_wilson", "verdict", "model_verdict", "replicates"):
+    for name in ("fit", "fit_layer", "fit_wilson", "verdict", "verdict_registered", "model_verdict", "replicates"):
         if name in cal:
             _put(out, f"{k}.cal.{name}", cal[name])
     for reading, rule in cal["stop_rule"].items():   # `l6.cal.stop_rule.alpha.adopted`

@@ -74,7 +74,7 @@ class StudySource(Source):
     def registered_keys(self, results: dict) -> dict[str, str]:
         """Part 9's verdicts are read under study.yml's registered `calibration` block, the
         replication's under `replication` (livenumbers/registration.py)."""
-        return {"*.cal.fit.*": "calibration", "*.cal.fit_layer.*": "calibration", "*.cal.verdict.*": "calibration",
+        return {"*.cal.fit.*": "calibration", "*.cal.fit_layer.*": "calibration", "*.cal.verdict.*": "calibration", "*.cal.verdict_registered.*": "calibration",
                 "*.cal.model_verdict.*": "calibration", "*.cal.replicates.*": "replication"}
 
     def interval_level(self, results: dict) -> float:

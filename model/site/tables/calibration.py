@@ -47,6 +47,15 @@ def _verdict(r, key: str) -> str:
     return r.numbers[key]
 
 
+def _verdicts(r, model: str, reading: str) -> str:
+    """A reading's verdict, and beside it, where the second amendment's rule changed it, the
+    verdict under the criterion as registered."""
+    now, registered = f"{model}.cal.verdict.{reading}", f"{model}.cal.verdict_registered.{reading}"
+    if r.numbers[registered] == r.numbers[now]:
+        return _verdict(r, now)
+    return f"{_verdict(r, now)} ({_verdict(r, registered)} by the criterion as registered)"
+
+
 def _readings(r, model: str, truth: str) -> list[str]:
     return list(r.results["models"][model]["calibration"]["sets"]["corpus"]["truths"][truth])
 
@@ -64,7 +73,7 @@ def calibration(r, model: str, truth: str = "word") -> str:
             p = f"{model}.cal.{corpus}.{truth}.{reading}"
             row += [_count(r, f"{p}.n_badged"), _cell(r, f"{p}.precision"), _cell(r, f"{p}.recall")]
         if truth == cal["primary"]:
-            row.append(_verdict(r, f"{model}.cal.verdict.{reading}"))
+            row.append(_verdicts(r, model, reading))
         elif f"fit_{truth}" in cal:
             row.append(r.cite(f"{model}.cal.fit_{truth}.{reading}", "yesno"))
         else:
@@ -89,13 +98,17 @@ def calibration_verdicts(r) -> str:
     for reading in _readings(r, models[0], "word"):
         row = [reading_label(reading)]
         for model in models:
-            row += [_verdict(r, f"{model}.cal.verdict.{reading}"), r.cite(f"{model}.cal.fit_layer.{reading}", "yesno")]
+            row += [_verdicts(r, model, reading), r.cite(f"{model}.cal.fit_layer.{reading}", "yesno")]
             if model in has_replication:
                 row.append(_verdict(r, f"{model}.cal.replicates.{reading}"))
         rows.append(row)
     last = ["**The model**"]
     for model in models:
-        last += [f"**{_verdict(r, f'{model}.cal.model_verdict.verdict')}**", ""] + ([""] if model in has_replication else [])
+        p = f"{model}.cal.model_verdict"
+        word = f"**{_verdict(r, f'{p}.verdict')}**"
+        if r.numbers[f"{p}.registered"] != r.numbers[f"{p}.verdict"]:
+            word += f" ({_verdict(r, f'{p}.registered')} by the criterion as registered)"
+        last += [word, ""] + ([""] if model in has_replication else [])
     head = ["Reading"]
     for model in models:
         name = r.cite(f"{model}.model", "text")
