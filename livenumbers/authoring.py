@@ -55,7 +55,7 @@ def detail(report: gate.Report, key: str, fmt: str) -> tuple[str, str]:
     if lo in report.numbers and hi in report.numbers:
         lines.append(f"interval: {html.escape(repr(report.numbers[lo]))} – {html.escape(repr(report.numbers[hi]))}")
     if entry is None:
-        lines.append(f"lock: not in it yet (new; <code>make accept</code> adds it, tolerance {tol:g})")
+        lines.append(f"lock: not in it yet (new; <code>python -m livenumbers accept</code> adds it, tolerance {tol:g})")
     else:
         lines.append(f"lock: {html.escape(repr(entry.value))} ± {tol:g}")
         if state == "moved within tolerance" and isinstance(value, (int, float)) and tol:
@@ -129,7 +129,7 @@ each row gives its value as the default format prints it, its interval, what the
 the pages citing it, and the snippet to paste (a click copies it). {unlisted}
 
 <div class="live-numbers" data-src="{data}">
-<p><label>Find a key <input type="search" class="live-numbers-find" placeholder="l6 median sink" size="40"></label>
+<p><label>Find a key <input type="search" class="live-numbers-find" placeholder="words of a key, or a key" size="40"></label>
 <span class="live-numbers-count" role="status"></span></p>
 <table class="live-numbers-table"><thead><tr><th>Key</th><th>Value</th><th>Interval</th><th>Lock</th><th>Cited by</th>
 <th>Paste</th></tr></thead><tbody></tbody></table>

@@ -146,10 +146,41 @@ def store_json(cache_dir: Path, kind: str, k: str, payload: Any, extra: dict[str
     as read back from its JSON, so a fresh payload equals a cached one exactly."""
     # Insertion order is kept (the results list their models in study.yml's order), and it
     # is deterministic: the same computation writes the same text.
-    text = json.dumps(payload, separators=(",", ":"))
+    text = json.dumps(payload, separators=(",", ":"), default=_plain)
     write(cache_dir, kind, k, {PAYLOAD: text, **(extra or {})})
     _MEMO[(kind, k)] = json.loads(text)
     return _MEMO[(kind, k)]
+
+
+def _plain(value: Any) -> Any:
+    """What json cannot write as is: a NumPy scalar or array as the number or list it holds;
+    anything else is the source's error, named by where it sits in the payload."""
+    if hasattr(value, "tolist") and type(value).__module__ == "numpy":
+        return value.tolist()
+    raise TypeError(f"cannot write {type(value).__name__} {value!r:.60} as JSON")
+
+
+def unserialisable(payload: Any, path: str = "") -> str | None:
+    """The path ("models.l6.rows[3]") of the first value `_plain` cannot write, or None."""
+    if isinstance(payload, dict):
+        for k, v in payload.items():
+            found = unserialisable(v, f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+        return None
+    if isinstance(payload, (list, tuple)):
+        for i, v in enumerate(payload):
+            found = unserialisable(v, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    if payload is None or isinstance(payload, (str, int, float, bool)):
+        return None
+    try:
+        _plain(payload)
+    except TypeError:
+        return path or "(the payload itself)"
+    return None
 
 
 def get_json(cache_dir: Path, kind: str, k: str, compute: Callable[[], Any]) -> tuple[Any, bool]:

@@ -21,6 +21,7 @@ A write-up configures the engine in one place, whichever way MkDocs runs it:
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -103,8 +104,14 @@ def options(raw: dict) -> dict:
     return dict((raw.get("extra") or {}).get(EXTRA) or {})
 
 
-def load_source(spec: str, docs_dir: Path, opts: dict):
-    """`module:callable` -> the source it makes for `docs_dir` (callable(docs_dir, options))."""
+def load_source(spec: str, docs_dir: Path, opts: dict, project: Path | None = None):
+    """`module:callable` -> the source it makes for `docs_dir` (callable(docs_dir, options)).
+    The module is looked for beside the project's mkdocs.yml (`project`, by default docs_dir's
+    parent) first, as a write-up's own code is: `mkdocs build -f other/mkdocs.yml` from
+    anywhere finds it."""
+    folder = str(Path(project or Path(docs_dir).parent).resolve())
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     module, _, attr = str(spec).partition(":")
     try:
         make: Callable = getattr(importlib.import_module(module), attr)

@@ -1,4 +1,4 @@
-"""Finding a number to cite: `python -m model numbers [PATTERN]` (`make numbers`).
+"""Finding a number to cite: `python -m livenumbers numbers [PATTERN]`.
 
 Lists the keys a page can cite that match PATTERN: every word of it a substring of the
 key, or, when nothing contains it, the keys closest to it (a misspelt key finds itself).
@@ -115,5 +115,5 @@ def listing(settings: gate.Settings, pattern: str = "", limit: int = 40) -> str:
     fmt = "pct:1" if isinstance(example.value, float) and 0 <= example.value <= 1 else nums.default_format(example.value)
     tail = [f"write one: {{{{ num(\"{example.key}\", \"{fmt}\") }}}}"
             + (f"   with its interval: {{{{ ci(\"{example.key}\", \"{fmt}\") }}}}" if example.interval else ""),
-            "formats: pct:N, pp:N, fixed:N, ratio:N, sci:N, int, ord, text, yesno (docs/colophon.md)"]
+            "formats: pct:N, pp:N, fixed:N, ratio:N, sci:N, int, ord, text, yesno, each optionally ~TOL; below:B; about:N"]
     return "\n".join([head + (f" {note}" if note else ""), *lines, *tail])

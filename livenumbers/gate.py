@@ -77,6 +77,10 @@ def load_results(settings: Settings) -> tuple[dict, str]:
     results = cache.load_json(settings.cache_dir, "results", key)
     if results is None or cache.read(settings.cache_dir, "files", key) is None:
         results, files = settings.source.compute()
+        bad = cache.unserialisable(results)
+        if bad:
+            raise config.ConfigError(f"the results of {settings.source.name} hold a value JSON cannot write at {bad}: "
+                                     "make it a number, text, list or dict (NumPy scalars and arrays are converted)")
         cache.write(settings.cache_dir, "files", key, files)
         results = cache.store_json(settings.cache_dir, "results", key, results)
         log.info("results %s (computed)", key[:12])

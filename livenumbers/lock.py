@@ -30,7 +30,7 @@ class Locked:
     value: Any
     tolerance: float
     # How near the decision behind the value came to turning where the lock was written
-    # (model/picks.py; relative, 3 significant digits): None where no decision is behind it
+    # (the source's margin(key); relative, 3 significant digits): None where no decision is behind it
     # or turning it would move the value less than its tolerance.
     margin: float | None = None
     # What its citations print: "en pct:1" -> "26.5%" (livenumbers/printed.py). A build that

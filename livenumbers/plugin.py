@@ -39,7 +39,8 @@ class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
 
     def _settings(self, mkdocs_config) -> gate.Settings:
         docs = Path(mkdocs_config.docs_dir)
-        source = config.load_source(self.config.source, docs, dict(self.config.options))
+        source = config.load_source(self.config.source, docs, dict(self.config.options),
+                                    Path(mkdocs_config.config_file_path).parent)
         return gate.Settings.at(Path(mkdocs_config.config_file_path).parent, source, docs_dir=str(docs),
                                 lock_file=self.config.lock, bibliography=self.config.bibliography,
                                 translations=self.config.translations, registered=self.config.registered)

@@ -48,7 +48,7 @@ def project_settings(config_file: Path, cache_dir: Path | None = None, source=No
     if source is None:
         if "source" not in opts:
             raise RenderError(f"{config_file}: the live-numbers options name no `source:` (module:callable)")
-        source = config.load_source(opts["source"], (config_file.parent / docs_dir).resolve(), opts)
+        source = config.load_source(opts["source"], (config_file.parent / docs_dir).resolve(), opts, config_file.parent)
     settings = gate.Settings.at(config_file.parent, source, docs_dir=docs_dir, lock_file=opts.get("lock", config.LOCK_FILE),
                                 bibliography=opts.get("bibliography", REFERENCES_FILE),
                                 translations=opts.get("translations", config.TRANSLATIONS),

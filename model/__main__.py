@@ -55,17 +55,22 @@ def cmd_measure(args) -> int:
     st = study.with_sentences(study.load(args.study), args.sentences, args.model)
     spec = st.models[0]
     ckpt = weights.load(spec.name)
-    if args.all_heads:
-        out = {"provenance": results.provenance(st), "rows": measure.all_head_rows(read_corpus(ckpt, st))}
-    else:
-        r = results.plain(measure.measure_model(ckpt, st, spec.key).results)
-        out = {
-            "provenance": results.provenance(st),
-            "model": r["model"],
-            "summary": r["summary"],
-            "verdicts": r["verdicts"],
-            "rows": r["rows"],
-        }
+    # The maps (the forward passes in batches) run where --workers or --scheduler say, as the
+    # whole study's do: the same bytes as in this process.
+    with contextlib.closing(cluster.from_settings(args.workers, args.scheduler)) as runner, cluster.using(runner):
+        if args.workers or args.scheduler:
+            print(f"measuring {args.sentences} {runner.describe()}", file=sys.stderr)
+        if args.all_heads:
+            out = {"provenance": results.provenance(st), "rows": measure.all_head_rows(read_corpus(ckpt, st))}
+        else:
+            r = results.plain(measure.measure_model(ckpt, st, spec.key).results)
+            out = {
+                "provenance": results.provenance(st),
+                "model": r["model"],
+                "summary": r["summary"],
+                "verdicts": r["verdicts"],
+                "rows": r["rows"],
+            }
     # One write of the whole text: json.dump writes each of its ~800,000 pieces on its own.
     sys.stdout.write(json.dumps(out, indent=1) + "\n")
     return 0
@@ -140,8 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser("measure", help="measure the instrument's rows on your own sentences")
     m.add_argument("--sentences", type=Path, help="one sentence a line, UTF-8")
     m.add_argument("--results", type=Path, help="measure the whole study, write its results.json here")
-    m.add_argument("--workers", type=int, default=None, help="with --results: run the maps on N local worker processes")
-    m.add_argument("--scheduler", default=None, help="with --results: run the maps on the Dask cluster at this address")
+    m.add_argument("--workers", type=int, default=None, help="run the maps on N local worker processes")
+    m.add_argument("--scheduler", default=None, help="run the maps on the Dask cluster at this address")
     m.add_argument("--model", default=None, help="minilm-l6 (default), minilm-l3, or a model folder")
     m.add_argument("--all-heads", action="store_true", help="one record per (sentence, word, layer, head)")
     m.add_argument("--json", action="store_true", help="write JSON to stdout")

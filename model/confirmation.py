@@ -21,6 +21,7 @@ from pathlib import Path
 
 import yaml
 
+from .errors import UserError
 from .study import read_corpus
 
 FILES = ("noun", "verb", "adj", "adv")
@@ -30,6 +31,11 @@ QUOTED = re.compile(r'"([^"]*)"')
 
 def examples(wordnet: Path, min_words: int, exclude: set[str]) -> list[tuple[str, str]]:
     """(part of speech, example) for every kept example, in the rule's order."""
+    missing = [f"data.{pos}" for pos in FILES if not (wordnet / f"data.{pos}").is_file()]
+    if missing:
+        raise UserError(f"WordNet 3.0 is not at {wordnet} (no {', '.join(missing)}): install Debian's wordnet-base "
+                        "(sudo apt-get install -y wordnet-base; make test, make measure-large and make bench do it "
+                        "as root), or name another folder of WordNet's data files")
     out, seen = [], set(exclude)
     for pos in FILES:
         with open(wordnet / f"data.{pos}", encoding="utf-8", errors="strict") as fh:

@@ -424,9 +424,10 @@ def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: 
     corpus = docs / study["corpus"]
     lines = corpus.read_text(encoding="utf-8").splitlines()[:n] + [f"test\t{s}" for s in extra]
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    confirmation = docs / study["confirmation"]["corpus"]   # Part 9's corpus, as small
-    head = confirmation.read_text(encoding="utf-8").splitlines()[:n]
-    confirmation.write_text("\n".join(head) + "\n", encoding="utf-8")
+    for block in ("confirmation", "replication"):   # Part 9's corpora, as small
+        other = docs / study[block]["corpus"]
+        head = other.read_text(encoding="utf-8").splitlines()[:n]
+        other.write_text("\n".join(head) + "\n", encoding="utf-8")
     # The first flip pair, its mirror and their null pairs (renumbered): every set the
     # pages show (each order, the null pairs) has a pair in it.
     pairs = docs / study["flip_pairs"]

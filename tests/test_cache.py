@@ -166,3 +166,16 @@ def test_the_memo_answers_without_the_disk(tmp_path):
     cache._MEMO.clear()
     assert cache.get_json(tmp_path, "charts", KEY, compute) == ({"n": 2}, False)   # the disk's copy fails its digest
     assert cache.load_json(tmp_path, "charts", "0" * 64) is None
+
+
+def test_results_with_numpy_values_are_written_and_anything_else_is_named(tmp_path):
+    """A source's results may hold NumPy scalars and arrays (converted); a value JSON cannot
+    write is an error naming where it sits, and nothing is cached."""
+    import numpy as np
+
+    from livenumbers import cache
+
+    back = cache.store_json(tmp_path, "results", "k", {"n": np.int64(3), "share": np.float32(0.5), "rows": np.arange(2)})
+    assert back == {"n": 3, "share": 0.5, "rows": [0, 1]}
+    assert cache.unserialisable({"models": {"l6": {"rows": [1, {2, 3}]}}}) == "models.l6.rows[1]"
+    assert cache.unserialisable({"ok": [np.int64(1), "x", None]}) is None

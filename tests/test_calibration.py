@@ -288,3 +288,11 @@ def test_a_verdict_s_margin_counts_only_what_could_turn_it():
     assert abs(cal._apart(True, [(0.9, 0.5, 188), (0.6, 0.5, 60)]) - 0.2) < 1e-12
     assert cal._a_row_turns(False, [(None, 0.5, 0), (0.9, 0.5, 40)])   # no badge yet: one row could be anything
     assert cal._apart(False, [(0.2, 0.5, 100), (0.45, 0.5, 100)]) == 0.6   # both must cross: the farther
+
+
+def test_a_missing_wordnet_names_the_package_and_the_command(tmp_path):
+    from model import confirmation
+    from model.errors import UserError
+
+    with pytest.raises(UserError, match=r"WordNet 3.0 is not at .*no data.noun.*sudo apt-get install -y wordnet-base"):
+        confirmation.examples(tmp_path, 6, set())

@@ -155,3 +155,18 @@ def test_a_local_cluster_listens_on_loopback_only():
             import bokeh  # noqa: F401
     finally:
         runner.close()
+
+
+def test_a_sentence_file_maps_on_workers_with_the_same_bytes(small_project, tmp_path):
+    """`measure --sentences FILE --workers 2` runs its maps on the workers (no option is taken
+    and ignored): the same output, byte for byte, as in this process."""
+    sentences = tmp_path / "mine.txt"
+    sentences.write_text("The cat sat on the mat.\nA storm closed the harbour for two days.\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("MEASURE_WORKERS", None)
+    run = lambda *extra: subprocess.run([sys.executable, "-m", "model", "measure", "--sentences", str(sentences),
+                                         "--json", *extra], cwd=small_project, env=env, capture_output=True, timeout=600)
+    here, there = run(), run("--workers", "2")
+    assert here.returncode == 0 and there.returncode == 0, (here.stderr + there.stderr)[-3000:]
+    assert b"on a local cluster" in there.stderr and here.stdout == there.stdout
+
