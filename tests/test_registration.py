@@ -164,3 +164,30 @@ def test_an_unknown_block_is_a_problem_of_its_page(accepted):
     edit(accepted / "docs" / "index.md", "# Fruit", '# Fruit\n\n{{ registration("scorng") }}')
     with pytest.raises(PageError, match=r"index.md:3: unknown registered block 'scorng'; did you mean 'scoring'\?"):
         gate.run(settings(accepted))
+
+
+def test_the_study_s_registered_calibration_cannot_change_without_an_amendment(tmp_path):
+    """The real study: docs/study.yml's registered blocks against the committed lock. As
+    committed, nothing is broken or pending; the bar `adopt.precision_lo` edited without an
+    amendment breaks the gate, naming the file and the block."""
+    import shutil
+
+    from livenumbers import config, lock, registration
+
+    from conftest import ROOT
+
+    docs = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs", docs, ignore=shutil.ignore_patterns("*.md", "*.ipynb", "javascripts", "stylesheets"))
+    options = config.read(ROOT / "mkdocs.yml")["extra"]["live_numbers"]["registered"]
+    declared = registration.declared(options)
+    locked = lock.read(ROOT / "docs" / "numbers.lock.json").registrations
+    assert set(locked) == {"calibration", "replication"}
+    found = registration.check(registration.read(docs, declared), locked)
+    assert not found.broken and not found.pending
+    study = docs / "study.yml"
+    study.write_text(study.read_text(encoding="utf-8").replace("adopt: {precision_lo: 0.5,", "adopt: {precision_lo: 0.4,"),
+                     encoding="utf-8")
+    found = registration.check(registration.read(docs, declared), locked)
+    assert found.broken == [f"docs/study.yml: the registered block 'calibration' changed since it was registered "
+                            f"({locked['calibration'].since()}) and no amendment says why: add one under "
+                            "amendments.calibration with its date and reason"]
