@@ -222,12 +222,17 @@ def real(session_results):
 def test_every_table_renders_over_the_real_results_and_cites_only_real_numbers(real):
     models = list(real.results["models"])
     for name, table in TABLES.items():
-        args = [{"model": m} for m in models] if "model" in table.__code__.co_varnames[:table.__code__.co_argcount] else [{}]
+        measured = [m for m in models if name != "calibration_replication"
+                    or "replication" in real.results["models"][m]["calibration"]["sets"]]   # one model is replicated
+        args = [{"model": m} for m in measured] if "model" in table.__code__.co_varnames[:table.__code__.co_argcount] else [{}]
         for kwargs in args:
             call = ", ".join(f'{k}="{v}"' for k, v in kwargs.items())
             out = real.render("evidence/x.md", f'{{{{ table("{name}"{", " + call if call else ""}) }}}}')
             assert out.text.count("|") > 4, name
             assert out.citations and all(c.key in real.numbers for c in out.citations), name
+    with pytest.raises(Exception, match=r"x\.md:1: .*'mpnet' was not measured on the replication corpus "
+                                        r"\(study\.yml's replication block measures l6\)"):
+        real.render("evidence/x.md", '{{ table("calibration_replication", model="mpnet") }}')
 
 
 # -- the second review's tables: sensitivity, near-ties, rollout's lazy guesses ----------------------

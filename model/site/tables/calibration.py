@@ -5,6 +5,7 @@ Each takes the page's renderer (`r`) and returns Markdown; every number goes thr
 `r.cite`."""
 from __future__ import annotations
 
+from livenumbers.formats import NumberError
 from livenumbers.tables import md_table, span
 
 from ...instrument import LENS_LABELS
@@ -119,8 +120,13 @@ def calibration_verdicts(r) -> str:
 def calibration_replication(r, model: str) -> str:
     """Per reading on α's head, on the replication corpus: its badges, precision and recall
     against the word truth (with intervals), the rows whose truth is above half, and its verdict."""
+    sets = r.results["models"][model]["calibration"]["sets"]
+    if "replication" not in sets:
+        replicated = [m for m, v in r.results["models"].items() if "replication" in v["calibration"]["sets"]]
+        raise NumberError(f"table 'calibration_replication': {model!r} was not measured on the replication corpus "
+                          f"(study.yml's replication block measures {', '.join(replicated) or 'no model'})")
     rows = []
-    for reading in r.results["models"][model]["calibration"]["sets"]["replication"]["truths"]["word"]:
+    for reading in sets["replication"]["truths"]["word"]:
         p = f"{model}.cal.replication.word.{reading}"
         rows.append([reading_label(reading), _count(r, f"{p}.n_badged"), _cell(r, f"{p}.precision"), _cell(r, f"{p}.recall"),
                      _count(r, f"{p}.n_truth_above"), _verdict(r, f"{model}.cal.replicates.{reading}")])
