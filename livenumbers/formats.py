@@ -143,9 +143,14 @@ def format_value(key: str, value: Any, fmt: str, language: str = "en") -> str:
 
 
 # What Babel has no pattern for: yes and no, ordinals, and a unit's typography. French
-# sets % off by a narrow no-break space (U+202F, Babel's CLDR data has U+00A0), "pp" by a
-# no-break space; "×" stays against its number, as in "0,63×".
-_WORDS = {"fr": {"yes": "oui", "no": "non", "pp": "\u00a0pp", "about": "environ"}}
+# sets % off by a narrow no-break space (U+202F, Babel's CLDR data has U+00A0), writes
+# percentage points as "points" after a no-break space, a minus as U+2212 (CLDR's fr has the
+# hyphen-minus) and scientific notation as "1,3 × 10⁻⁸"; "×" stays against its number, as in
+# "0,63×".
+_WORDS = {"fr": {"yes": "oui", "no": "non", "pp": "\u00a0points", "about": "environ"}}
+# "10⁻⁴" alone for a mantissa of 1, the mantissa alone for a power of 10⁰.
+_TYPOGRAPHY = {"fr": {"minus": "\u2212", "times ten": "\u00a0×\u00a010"}}
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def _localized(value: Any, kind: str, digits: int, language: str) -> str:
@@ -157,24 +162,33 @@ def _localized(value: Any, kind: str, digits: int, language: str) -> str:
     from babel import numbers as babel
 
     words = _WORDS.get(language, {})
+    typography = _TYPOGRAPHY.get(language, {})
     if kind == "yesno":
         return words.get("yes" if value else "no", "yes" if value else "no")
     if kind == "int":
-        return babel.format_decimal(int(value), locale=language)
-    if kind == "ord":
+        text = babel.format_decimal(int(value), locale=language)
+    elif kind == "ord":
         return ordinal(int(value), language)
-    fraction = "." + "0" * digits if digits else ""
-    if kind == "sci":
-        return babel.format_scientific(Decimal(f"{value:.{digits}e}"), format="0" + fraction + "E00", locale=language)
-    scaled = value * 100 if kind in ("pct", "pp") else value
-    exact = Decimal(f"{scaled:.{digits}f}")
-    if kind == "pct":
-        # The language's own pattern ("#,##0 %"), with `digits` decimals after its last digit.
-        pattern = babel.Locale.parse(language).percent_formats[None].pattern
-        text = babel.format_percent(exact / 100, format=pattern.replace("0", "0" + fraction, 1), locale=language)
-        return text.replace("\u00a0%", "\u202f%") if language == "fr" else text
-    text = babel.format_decimal(exact, format="#,##0" + fraction, locale=language)
-    return text + words.get(kind, {"pp": " pp", "ratio": "×"}.get(kind, ""))
+    elif kind == "sci" and "times ten" in typography:   # "1,3 × 10⁻⁸": the mantissa a decimal, the power raised
+        mantissa, exponent = f"{value:.{digits}e}".split("e")
+        number = _localized(float(mantissa), "fixed", digits, language)
+        power = str(int(exponent)).translate(_SUPERSCRIPT)
+        text = number if power == "⁰" else "10" + power if mantissa == "1" else number + typography["times ten"] + power
+    elif kind == "sci":
+        text = babel.format_scientific(Decimal(f"{value:.{digits}e}"), format="0" + ("." + "0" * digits if digits else "") + "E00", locale=language)
+    else:
+        fraction = "." + "0" * digits if digits else ""
+        scaled = value * 100 if kind in ("pct", "pp") else value
+        exact = Decimal(f"{scaled:.{digits}f}")
+        if kind == "pct":
+            # The language's own pattern ("#,##0 %"), with `digits` decimals after its last digit.
+            pattern = babel.Locale.parse(language).percent_formats[None].pattern
+            text = babel.format_percent(exact / 100, format=pattern.replace("0", "0" + fraction, 1), locale=language)
+            text = text.replace("\u00a0%", "\u202f%") if language == "fr" else text
+        else:
+            text = babel.format_decimal(exact, format="#,##0" + fraction, locale=language)
+            text += words.get(kind, {"pp": " pp", "ratio": "×"}.get(kind, ""))
+    return typography["minus"] + text[1:] if text.startswith("-") and "minus" in typography else text
 
 
 def ordinal(n: int, language: str = "en") -> str:

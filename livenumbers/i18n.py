@@ -164,7 +164,8 @@ class Catalogue:
 
 
 # Where a Vega-Lite spec holds words a reader sees: titles (of the chart, an axis, a
-# legend, a facet, a tooltip's field), descriptions, and the categories a legend or a
+# legend, a facet, a tooltip's field: one without a title shows the field's name, which is
+# then its title to translate), descriptions, and the categories a legend or a
 # facet's header shows (the values of the fields those channels encode). The corpus's own
 # words are data on an axis, and stay as they are.
 _SPEC_WORDS = ("title", "description", "subtitle")
@@ -175,10 +176,13 @@ def number_locale(lang: str) -> dict:
     """d3-format's locale for `lang` from Babel's symbols: what Vega formats axis numbers with."""
     from babel import Locale
 
+    from .formats import format_value
+
     symbols = Locale.parse(lang).number_symbols["latn"]
-    percent = "\u202f%" if lang == "fr" else "%"
+    percent = format_value("", 0, "pct:0", lang).lstrip("0")   # "%", or French's "\u202f%"
+    minus = format_value("", -1, "int", lang).rstrip("1")       # "-", or French's U+2212
     return {"decimal": symbols["decimal"], "thousands": symbols["group"], "grouping": [3],
-            "currency": ["", ""], "percent": percent, "minus": "-"}
+            "currency": ["", ""], "percent": percent, "minus": minus}
 
 
 def _legend_fields(node, out: set[str]) -> set[str]:
@@ -197,6 +201,11 @@ def _legend_fields(node, out: set[str]) -> set[str]:
     return out
 
 
+def _titled(field):
+    """A tooltip's field with the title a reader sees: its own, or the field's name."""
+    return {"title": field["field"], **field} if isinstance(field, dict) and isinstance(field.get("field"), str) else field
+
+
 def localized_spec(spec: dict, lang: str, catalogue: Catalogue, problem) -> dict:
     """A chart's spec in `lang`: its titles and its legends' categories from the catalogue
     (a missing one is `problem`'s), its numbers in the language's format."""
@@ -207,6 +216,8 @@ def localized_spec(spec: dict, lang: str, catalogue: Catalogue, problem) -> dict
         return out
 
     def walk(node, key=None):
+        if key == "tooltip":   # a field without a title shows its name, which becomes its title to translate
+            node = [_titled(f) for f in node] if isinstance(node, list) else _titled(node)
         if isinstance(node, dict):
             return {k: walk(v, k) for k, v in node.items()}
         if isinstance(node, list):

@@ -389,7 +389,9 @@ class Renderer:
         if f"{key}_lo" not in self.numbers:
             raise NumberError(f"{key!r} has no interval (no {key}_lo / {key}_hi); cite it with num()")
         lo, hi = self.cite(f"{key}_lo", fmt), self.cite(f"{key}_hi", fmt)
-        return f"{value} ({self.interval_label()} {table_text.span(lo, hi, self.words('to'))})"
+        level = nums.format_value("interval level", self.source.interval_level(self.results), "pct:0", self.language)
+        bounds = table_text.span(lo, hi, self.words("to"))   # the label and its range translated whole: "IC à 95 % : ..."
+        return f"{value} ({self._translated(f'{i18n.OPEN}{level}{i18n.CLOSE} CI {i18n.OPEN}{bounds}{i18n.CLOSE}')})"
 
     def _text(self, key: str) -> str:
         return self.cite(key, "text")

@@ -20,15 +20,17 @@ def md_table(header: list[str], rows: list[list[str]], summary: str | None = Non
     return table
 
 
-_UNITS = ("\u202f%", "%", "×", " pp", "\u00a0pp")   # as livenumbers/formats.py prints them, in any language
+_UNITS = ("\u202f%", "%", "×", " pp", "\u00a0points")   # as livenumbers/formats.py prints them, in any language
 
 
 def span(lo: str, hi: str, to: str = "to") -> str:
     """Two formatted bounds as one range, the unit once: "23.3%", "29.2%" -> "23.3–29.2%";
-    `to` when a bound is negative, where a dash would read as a minus: "-24.4 to -19.2 pp".
+    `to` when a bound is negative, where a dash would read as a minus: "-24.4 to -19.2 pp"
+    (French: "−24,4 à −19,2").
     A bound marked for translation (livenumbers/i18n.py) keeps its mark."""
     bare_lo, bare_hi = unmark(lo), unmark(hi)
     unit = next((u for u in _UNITS if bare_hi.endswith(u)), "")
     if unit:
         lo = lo[:-len(unit) - 1] + CLOSE if lo.endswith(unit + CLOSE) else lo.removesuffix(unit)
-    return f"{lo}{f' {to} ' if bare_lo.startswith('-') or bare_hi.startswith('-') else '–'}{hi}"
+    negative = bare_lo.startswith(("-", "\u2212")) or bare_hi.startswith(("-", "\u2212"))
+    return f"{lo}{f' {to} ' if negative else '–'}{hi}"

@@ -16,7 +16,7 @@ from livenumbers.tables import span
 
 from test_toy import TOY, run
 
-NNBSP, NBSP = "\u202f", "\u00a0"
+NNBSP, NBSP, MINUS = "\u202f", "\u00a0", "\u2212"
 
 
 # -- numbers, as each language prints them -------------------------------------------------------
@@ -25,10 +25,16 @@ NNBSP, NBSP = "\u202f", "\u00a0"
     (0.2654, "pct:1", "26.5%", f"26,5{NNBSP}%"),
     (1.0, "pct:0", "100%", f"100{NNBSP}%"),
     (23341, "int", "23341", f"23{NNBSP}341"),
-    (-0.031, "pp:1", "-3.1 pp", f"-3,1{NBSP}pp"),
+    (-0.031, "pp:1", "-3.1 pp", f"{MINUS}3,1{NBSP}points"),
     (2.345, "ratio:2", "2.35×", "2,35×"),
-    (-0.5, "fixed:2", "-0.50", "-0,50"),
-    (1.234e-5, "sci:1", "1.2e-05", "1,2E-05"),
+    (-0.5, "fixed:2", "-0.50", f"{MINUS}0,50"),
+    (-0.012, "pct:1", "-1.2%", f"{MINUS}1,2{NNBSP}%"),
+    (-23341, "int", "-23341", f"{MINUS}23{NNBSP}341"),
+    (1.234e-5, "sci:1", "1.2e-05", f"1,2{NBSP}×{NBSP}10⁻⁵"),
+    (-3.0e5, "sci:1", "-3.0e+05", f"{MINUS}3,0{NBSP}×{NBSP}10⁵"),
+    (1e-4, "sci:0", "1e-04", "10⁻⁴"),          # a power of ten alone
+    (1.0, "sci:1", "1.0e+00", "1,0"),           # no "× 10⁰"
+    (4e-6, "below:1e-5", "1e-05", "10⁻⁵"),
     (True, "yesno", "yes", "oui"),
     (1, "ord", "1st", "1ᵉʳ"),
     (32, "ord", "32nd", "32ᵉ"),
@@ -41,7 +47,8 @@ def test_a_number_is_printed_in_the_pages_language(value, fmt, english, french):
 
 def test_a_range_writes_its_unit_once_in_either_language():
     assert span(f"23,3{NNBSP}%", f"29,2{NNBSP}%") == f"23,3–29,2{NNBSP}%"
-    assert span(f"-24,4{NBSP}pp", f"-19,2{NBSP}pp", to="à") == f"-24,4 à -19,2{NBSP}pp"
+    assert span(f"-24.4 pp", f"-19.2 pp") == "-24.4 to -19.2 pp"
+    assert span(f"{MINUS}24,4{NBSP}points", f"{MINUS}19,2{NBSP}points", to="à") == f"{MINUS}24,4 à {MINUS}19,2{NBSP}points"
     marked = f"{i18n.OPEN}23,3{NNBSP}%{i18n.CLOSE}"   # a table's bound, marked for translation
     assert i18n.unmark(span(marked, f"{i18n.OPEN}29,2{NNBSP}%{i18n.CLOSE}")) == f"23,3–29,2{NNBSP}%"
 
@@ -174,3 +181,24 @@ def test_the_real_french_edition_cites_what_the_english_one_does(real_project):
     with pytest.raises(PageError, match="articles/sink.fr.md and articles/sink.md cite different numbers"):
         gate.run(settings)
 
+
+
+def test_a_charts_words_and_number_symbols_are_the_languages(tmp_path):
+    """Titles, a tooltip's field names (shown when it has no title) and a legend's categories
+    come from the catalogue; Vega formats the axes' numbers with the language's symbols."""
+    (tmp_path / "fr.yml").write_text('share: part\nrows: lignes\nlens: lentille\nthe value lens: la lentille de valeur\n',
+                                     encoding="utf-8")
+    cat = i18n.Catalogue.read(tmp_path, i18n.Languages(("en", "fr")))
+    spec = {"title": "share", "datasets": {"d": [{"lens": "the value lens", "word": "cat", "share": 0.5}]},
+            "encoding": {"color": {"field": "lens", "type": "nominal", "title": "lens"},
+                         "tooltip": [{"field": "word", "type": "nominal"}, {"field": "share", "title": "rows"}]}}
+    missing = []
+    out = i18n.localized_spec(spec, "fr", cat, missing.append)
+    assert out["title"] == "part" and out["encoding"]["color"]["title"] == "lentille"
+    assert out["datasets"]["d"][0] == {"lens": "la lentille de valeur", "word": "cat", "share": 0.5}   # data words stay
+    assert out["encoding"]["tooltip"][1]["title"] == "lignes"
+    assert out["encoding"]["tooltip"][0]["title"] == "word" and missing == [
+        "no fr translation of the chart text 'word' (add it to the catalogue, fr.yml)"]   # a bare field name is asked for
+    assert out["config"]["locale"]["number"] == i18n.number_locale("fr")
+    assert i18n.number_locale("fr")["minus"] == MINUS and i18n.number_locale("fr")["percent"] == f"{NNBSP}%"
+    assert i18n.number_locale("en")["minus"] == "-" and i18n.number_locale("en")["decimal"] == "."

@@ -29,7 +29,8 @@ def mutant_sinks(results: dict, model: str):
         y=alt.Y("wrong:Q", title="sink share, mutant (sum rows, mean columns)", axis=alt.Axis(format="%")),
         color=alt.Color("subwords:N", title="from-word"),
         shape=alt.Shape("subwords:N", title="from-word"),
-        tooltip=["word:N", "sentence:Q", alt.Tooltip("right:Q", format=".1%"), alt.Tooltip("wrong:Q", format=".1%"),
+        tooltip=["word:N", "sentence:Q", alt.Tooltip("right:Q", format=".1%", title="instrument"),
+                 alt.Tooltip("wrong:Q", format=".1%", title="mutant"),
                  alt.Tooltip("row_sum:Q", format=".3f", title="mutant row sums to")],
     )
     diagonal = alt.Chart(dataset([{"a": 0.0}, {"a": top}])).mark_line(color="gray", strokeDash=[4, 4]).encode(

@@ -40,6 +40,16 @@ def displayed_row(full: list[float], word: int) -> list[float]:
     return [x / mass for x in content]
 
 
+def interval_tooltip(alt, fmt: str) -> list:
+    """A bootstrap interval's bounds (fields `lo`, `hi`) as a tooltip shows them."""
+    return [alt.Tooltip("lo:Q", format=fmt, title="interval from"), alt.Tooltip("hi:Q", format=fmt, title="interval to")]
+
+
+def band_tooltip(alt, fmt: str) -> list:
+    """A histogram bar's band (fields `from`, `to`) as a tooltip shows it."""
+    return [alt.Tooltip("from:Q", format=fmt, title="band from"), alt.Tooltip("to:Q", format=fmt, title="band to")]
+
+
 def grouped_bars(alt, data: list[dict], y_title: str):
     """Bars per column of a sentence, one per view, side by side."""
     return alt.Chart(dataset(data)).mark_bar().encode(
@@ -47,5 +57,5 @@ def grouped_bars(alt, data: list[dict], y_title: str):
         y=alt.Y("weight:Q", title=y_title, axis=alt.Axis(format="%")),
         color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
         xOffset="view:N",
-        tooltip=["column:N", "view:N", alt.Tooltip("weight:Q", format=".1%")],
+        tooltip=[alt.Tooltip("column:N", title="word"), "view:N", alt.Tooltip("weight:Q", format=".1%")],
     ).properties(width=WIDTH, height=220)

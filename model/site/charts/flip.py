@@ -10,7 +10,7 @@ import math
 from livenumbers.charts import Chart, Num, Words, altair, dataset
 
 from ..numbers import FLIP_SETS, flip_set
-from .common import WIDTH, model_name
+from .common import WIDTH, interval_tooltip, model_name
 
 
 ORDER_LABELS = {"original": "as first written", "mirrored": "mirrored"}
@@ -26,7 +26,7 @@ def _head_points(h: dict) -> list[dict]:
         passes = h["p_corrected"][i] < h["alpha"]
         points.setdefault((fo, op, passes), []).append(f"L{h['layer'][i]}H{h['head'][i]}")
     return [{"follows": fo, "opposes": op, "n_heads": len(names), "test": PASSES[0] if passes else PASSES[1],
-             "heads": ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")}
+             "heads": ", ".join(names[:6]) + (f", +{len(names) - 6}" if len(names) > 6 else "")}
             for (fo, op, passes), names in sorted(points.items())]
 
 
@@ -43,7 +43,8 @@ def flip_shift(results: dict, model: str):
                 axis=alt.Axis(format="%")),
         color=alt.Color("order:N", title="nouns named", legend=alt.Legend(orient="bottom")),
         shape=alt.Shape("order:N", title="nouns named"),  # not by colour alone
-        tooltip=["pair:Q", "order:N", "sentence:N", alt.Tooltip("share:Q", format=".0%"), "changed:Q"],
+        tooltip=["pair:Q", alt.Tooltip("order:N", title="nouns named"), "sentence:N", alt.Tooltip("share:Q", format=".0%"),
+                 alt.Tooltip("changed:Q", title="heads whose winner changes")],
     )
     half = alt.Chart(dataset([{"y": 0.5}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="y:Q")
     return (half + dots).properties(width=WIDTH, height=220)
@@ -81,7 +82,8 @@ def flip_heads(results: dict, model: str):
             size=alt.Size("n_heads:Q", title="heads", scale=alt.Scale(range=[30, 400])),
             color=alt.Color("test:N", title=None, scale=alt.Scale(domain=list(PASSES)), legend=alt.Legend(orient="bottom")),
             shape=alt.Shape("test:N", title=None, scale=alt.Scale(domain=list(PASSES))),  # not by colour alone
-            tooltip=["heads:N", "follows:Q", "opposes:Q", "test:N"],
+            tooltip=["heads:N", alt.Tooltip("follows:Q", title="with the reader"),
+                     alt.Tooltip("opposes:Q", title="against the reader"), alt.Tooltip("test:N", title="sign test")],
         )
         diagonal = alt.Chart(dataset([{"v": 0}, {"v": top}])).mark_line(color="gray", strokeDash=[2, 2]).encode(
             x="v:Q", y="v:Q")
@@ -138,8 +140,8 @@ def flip_sets(results: dict):
         x=x("share:Q"), y=y, yOffset="measure:N",
         color=alt.Color("measure:N", title=None, legend=alt.Legend(orient="bottom")),
         shape=alt.Shape("measure:N", title=None),
-        tooltip=["model:N", "set:N", "measure:N", alt.Tooltip("share:Q", format=".1%"),
-                 alt.Tooltip("lo:Q", format=".1%"), alt.Tooltip("hi:Q", format=".1%")],
+        tooltip=["model:N", alt.Tooltip("set:N", title="pairs"), "measure:N", alt.Tooltip("share:Q", format=".1%"),
+                 *interval_tooltip(alt, ".1%")],
     )
     half = alt.Chart(dataset([{"x": 0.5}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(x=x("x:Q"))
     names = dict.fromkeys(d["model"] for d in data)
@@ -183,7 +185,8 @@ def flip_example(results: dict, model: str):
         x=alt.X("a:Q", title="preference in sentence A", scale=alt.Scale(domain=[-lim, lim])),
         y=alt.Y("b:Q", title="preference in sentence B", scale=alt.Scale(domain=[-lim, lim])),
         color=alt.Color("layer:N", title=None), shape=alt.Shape("layer:N", title=None),
-        tooltip=["head:N", alt.Tooltip("a:Q", format=".3f"), alt.Tooltip("b:Q", format=".3f")],
+        tooltip=["head:N", alt.Tooltip("a:Q", format=".3f", title="sentence A"),
+                 alt.Tooltip("b:Q", format=".3f", title="sentence B")],
     )
     diagonal = alt.Chart(dataset([{"v": -lim}, {"v": lim}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
         x="v:Q", y="v:Q")

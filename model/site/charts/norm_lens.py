@@ -19,7 +19,7 @@ def _ratio_lines(alt, data, x, x_title):
         # a stroke, so the dash is seen in it too.
         color=alt.Color("series:N", title=None, legend=alt.Legend(symbolType="stroke")),
         strokeDash=alt.StrokeDash("series:N", title=None),
-        tooltip=["series:N", alt.Tooltip("median:Q", format=".2f")],
+        tooltip=[alt.Tooltip("series:N", title="tokens"), alt.Tooltip("median:Q", format=".2f")],
     )
     one = alt.Chart(dataset([{"y": 1.0}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(y="y:Q")
     return (one + lines).properties(width=WIDTH, height=300)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from livenumbers.charts import Chart, Num, Words, altair, dataset
 
-from .common import WIDTH, bin_counts, displayed_row, grouped_bars, model_name
+from .common import WIDTH, bin_counts, displayed_row, grouped_bars, interval_tooltip, model_name
 
 
 # key in a model's rollout results -> (label, kind): the word's own row, then the lazy guesses
@@ -80,8 +80,7 @@ def rollout_baselines(results: dict):
                     axis=alt.Axis(format="%")),
             y=y, color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom"),
                                  sort=list(dict.fromkeys(kind for _, kind in ROLLOUT_GUESSES.values()))),
-            tooltip=["guess:N", alt.Tooltip("share:Q", format=".1%"), alt.Tooltip("lo:Q", format=".1%"),
-                     alt.Tooltip("hi:Q", format=".1%")])
+            tooltip=["guess:N", alt.Tooltip("share:Q", format=".1%"), *interval_tooltip(alt, ".1%")])
         whiskers = base.mark_rule(color="black").encode(x="lo:Q", x2="hi:Q", y=y)
         panels.append(alt.layer(bars, whiskers).properties(width=WIDTH * 0.7, height=150))
     return alt.vconcat(*panels)

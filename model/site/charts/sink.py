@@ -9,7 +9,8 @@ from __future__ import annotations
 from livenumbers.charts import Chart, Num, Words, altair, dataset
 
 from ...instrument import LENS_LABELS
-from .common import PALETTE, WIDTH, bin_counts, displayed_row, grouped_bars, model_name, test_rows
+from .common import (PALETTE, WIDTH, band_tooltip, bin_counts, displayed_row, grouped_bars, interval_tooltip,
+                     model_name, test_rows)
 
 
 def sink_scatter(results: dict, model: str):
@@ -28,7 +29,8 @@ def sink_scatter(results: dict, model: str):
         y=alt.Y("norm:Q", title="sink share under the norm lens", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
         color=alt.Color("lens:N", title="lens"),
         shape=alt.Shape("lens:N", title="lens"),  # not by colour alone
-        tooltip=["word:N", "sentence:Q", alt.Tooltip("alpha:Q", format=".1%"), alt.Tooltip("norm:Q", format=".1%")],
+        tooltip=["word:N", "sentence:Q", alt.Tooltip("alpha:Q", format=".1%", title="α"),
+                 alt.Tooltip("norm:Q", format=".1%", title="norm lens")],
     )
     diagonal = alt.Chart(dataset([{"a": 0.0}, {"a": 1.0}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
         x="a:Q", y="a:Q"
@@ -67,7 +69,7 @@ def sink_distribution(results: dict, model: str):
         y=alt.Y("rows:Q", title="rows (log scale)", scale=alt.Scale(type="symlog")),
         color=alt.Color("lens:N", title="lens"),
         row=alt.Row("lens:N", title=None),
-        tooltip=["lens:N", alt.Tooltip("from:Q", format=".0%"), alt.Tooltip("to:Q", format=".0%"), "rows:Q"],
+        tooltip=["lens:N", *band_tooltip(alt, ".0%"), "rows:Q"],
     ).properties(width=WIDTH, height=110)
 
 
@@ -136,8 +138,8 @@ def punct_vs_sink(results: dict):
     bars = base.mark_bar(opacity=0.85).encode(
         x=alt.X("share:Q", title="held-out displayed rows giving it more than half (α)", axis=alt.Axis(format="%")),
         y=y, color=alt.Color("what:N", title=None, legend=alt.Legend(orient="bottom")),
-        tooltip=["model:N", "what:N", alt.Tooltip("share:Q", format=".1%"), alt.Tooltip("lo:Q", format=".1%"),
-                 alt.Tooltip("hi:Q", format=".1%")])
+        tooltip=["model:N", alt.Tooltip("what:N", title="given to"), alt.Tooltip("share:Q", format=".1%"),
+                 *interval_tooltip(alt, ".1%")])
     whiskers = base.mark_rule(color="black").encode(x="lo:Q", x2="hi:Q", y=y)
     return alt.layer(bars, whiskers, data=dataset(data)).properties(width=WIDTH * 0.7, height=50).facet(
         row=alt.Row("model:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left"),

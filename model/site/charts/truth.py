@@ -9,7 +9,7 @@ from livenumbers.charts import Chart, Num, Words, altair, dataset
 
 from ...instrument import LENS_LABELS
 from ...truth import FIX_LABELS
-from .common import WIDTH, bin_counts, model_name, test_rows
+from .common import WIDTH, band_tooltip, bin_counts, interval_tooltip, model_name, test_rows
 
 
 # Lazy scores that know only where the word is (model/truth.py, added after the sceptical reading)
@@ -33,7 +33,8 @@ def ablation_scatter(results: dict, model: str):
         y=alt.Y("truth:Q", title="ablation sink share (what the sink does to the word)", scale=alt.Scale(domain=[0, 1]),
                 axis=alt.Axis(format="%")),
         color=alt.Color("harmful:N", title=None), shape=alt.Shape("harmful:N", title=None),
-        tooltip=["word:N", "sentence:Q", alt.Tooltip("sink:Q", format=".1%"), alt.Tooltip("truth:Q", format=".1%")],
+        tooltip=["word:N", "sentence:Q", alt.Tooltip("sink:Q", format=".1%", title="sink share"),
+                 alt.Tooltip("truth:Q", format=".1%")],
     )
     diagonal = alt.Chart(dataset([{"a": 0.0}, {"a": 1.0}])).mark_line(color="gray", strokeDash=[4, 4]).encode(
         x="a:Q", y="a:Q")
@@ -72,7 +73,7 @@ def fix_sinks(results: dict, model: str):
             x2="to:Q",
             y=alt.Y("rows:Q", title="rows", stack=None),
             color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
-            tooltip=["view:N", alt.Tooltip("from:Q", format=".0%"), "rows:Q"],
+            tooltip=["view:N", *band_tooltip(alt, ".0%"), "rows:Q"],
         )
         rule = alt.Chart(dataset([{"x": 0.5}])).mark_rule(color="firebrick", strokeDash=[2, 2]).encode(x="x:Q")
         panels.append(alt.layer(bars, rule).properties(width=WIDTH, height=100))
@@ -110,8 +111,7 @@ def tracking_chart(results: dict):
     dots = base.mark_point(filled=True, size=45).encode(   # colour and mark both tell the models apart: one legend
         x="rho:Q", y=y, yOffset="model:N", color=alt.Color("model:N", title="model", legend=alt.Legend(orient="bottom")),
         shape=alt.Shape("model:N", title="model"),
-        tooltip=["model:N", "reading:N", alt.Tooltip("rho:Q", format=".2f"), alt.Tooltip("lo:Q", format=".2f"),
-                 alt.Tooltip("hi:Q", format=".2f")])
+        tooltip=["model:N", "reading:N", alt.Tooltip("rho:Q", format=".2f", title="ρ"), *interval_tooltip(alt, ".2f")])
     zero = alt.Chart(dataset([{"x": 0.0}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(x="x:Q")
     return (zero + bars + dots).properties(width=WIDTH, height=300)
 
@@ -156,7 +156,7 @@ def idle_ratio(results: dict, model: str, lens: str = "value_norm"):
         x2="to:Q",
         y=alt.Y("share:Q", title="share of the rows", stack=None, axis=alt.Axis(format="%")),
         color=alt.Color("view:N", title=None, legend=alt.Legend(orient="bottom")),
-        tooltip=["view:N", alt.Tooltip("from:Q", format=".2f"), alt.Tooltip("share:Q", format=".1%")],
+        tooltip=["view:N", *band_tooltip(alt, ".2f"), alt.Tooltip("share:Q", format=".1%")],
     )
     one = alt.Chart(dataset([{"x": 0.0}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(x="x:Q")
     return (bars + one).properties(width=WIDTH, height=220)
