@@ -12,7 +12,8 @@ build stops naming the chart and field.
 Words: each chart has a caption (shown under it) and a text alternative (read out in its
 place to a reader who does not see it): what is plotted, over what range, and the one
 thing it shows. Every number a describer prints goes through the page's `num`, so it is
-cited, locked and gated like any number in the prose: one that moves fails the build.
+cited, locked and gated like any number in the prose: one that moves fails the build; the
+results' own text goes through `num.data`, so a translation outlives a corpus change.
 """
 from __future__ import annotations
 
@@ -35,7 +36,20 @@ class Words:
     alt: str      # read in the chart's place: what, over what range, the one thing it shows
 
 
-Num = Callable[[str, str], str]  # the page's num(key, format): prints and cites a number
+@dataclass(frozen=True)
+class Num:
+    """What a describer prints through. `num(key, format)` prints and cites a number;
+    `num.data(text)` is text of the results (a sentence, a word, a model's name, a layer)
+    and `num.phrase(text)` one of a fixed set of English phrases the results choose (a
+    verdict, a guess's name): each is a value of the words around it, like a number, so a
+    translation keys on those words and not on which sentence or verdict the results hold
+    (livenumbers/i18n.py); a phrase is translated on its own."""
+    cite: Callable[[str, str], str]
+    data: Callable[[str], str] = str
+    phrase: Callable[[str], str] = str
+
+    def __call__(self, key: str, fmt: str) -> str:
+        return self.cite(key, fmt)
 
 
 @dataclass(frozen=True)
@@ -202,10 +216,10 @@ class Charts:
             raise ChartError(f"chart {name!r} takes {', '.join(chart.args) or 'no arguments'} ({known})")
         return chart, dict(zip(sorted(chart.args), values))
 
-    def describe(self, results: dict, chart_id: str, num: Num) -> Words:
+    def describe(self, results: dict, chart_id: str, num: Num | Callable[[str, str], str]) -> Words:
         """The chart's caption and text alternative; `num` prints (and cites) each number."""
         chart, kwargs = self._parse(results, chart_id)
-        return chart.words(results, num, **kwargs)
+        return chart.words(results, num if isinstance(num, Num) else Num(num), **kwargs)
 
     def build(self, results: dict, chart_id: str, validate: bool = False, reads: set[str] | None = None) -> dict:
         """The chart's Vega-Lite spec, its fields checked against its data. Altair's schema

@@ -323,6 +323,18 @@ class Renderer:
         values, if any, marked between i18n.OPEN and CLOSE)."""
         return self._translated(english)
 
+    def data(self, text: str) -> str:
+        """Text of the results (a sentence, a word, a model's name) in a table's or chart's
+        words: never translated, and a value of the words around it ({0} in the catalogue's
+        skeleton), so what needs translating does not change with the corpus."""
+        return f"{i18n.OPEN}{i18n.unmark(text)}{i18n.CLOSE}" if self._marking_values else text
+
+    def phrase(self, english: str) -> str:
+        """One of a fixed set of English phrases the results choose (a verdict, a guess's
+        name) in a table's or chart's words: translated on its own, then a value of the
+        words around it."""
+        return f"{i18n.OPEN}{self._translated(english)}{i18n.CLOSE}" if self._marking_values else english
+
     def punctuation(self, english: str) -> str:
         """A separator as the page's language writes it ("; " -> " ; " in French), where the
         catalogue says so."""
@@ -455,7 +467,7 @@ class Renderer:
         return Markup(self._reuse(call, lambda: str(self._chart_figure(chart, **kwargs))))
 
     def _chart_figure(self, chart: str, /, **kwargs: Any) -> Markup:
-        from .charts import ChartError
+        from .charts import ChartError, Num
 
         charts = self.source.charts
         if self.chart_spec is None or charts is None:
@@ -469,7 +481,8 @@ class Renderer:
         # Words even when specs are not built (the gate's accept): they cite numbers.
         first = len(self._rendered.citations)
         try:
-            words = self._in_language(lambda: charts.describe(self.results, chart_id, self.cite), self._words_in_language)
+            num = Num(self.cite, self.data, self.phrase)
+            words = self._in_language(lambda: charts.describe(self.results, chart_id, num), self._words_in_language)
         except ChartError as exc:
             raise NumberError(str(exc)) from exc
         if self.language != self.languages.default:
@@ -515,7 +528,8 @@ class Renderer:
         """The page's reference list where `bibliography()` was called, else at its end."""
         keys = list(dict.fromkeys(self._rendered.works))
         title = self._references_title or self.words("References")
-        listing = self.bibliography.listing(keys, title) if keys else ""
+        words = None if self.language == self.languages.default else lambda w: self.catalogue.words(w, self.language) or w
+        listing = self.bibliography.listing(keys, title, words) if keys else ""
         if refs.PLACE in text:
             return text.replace(refs.PLACE, listing)
         return text.rstrip("\n") + "\n\n" + listing if listing else text
@@ -568,5 +582,9 @@ class Renderer:
             self._rendered.problems.append(Problem(page, _error_line(exc, page), msg))
         self._literal_routes(page, source)
         if self._rendered.problems:
-            raise PageError(sorted(self._rendered.problems, key=lambda p: p.line))
+            # A failing claim is reported with them: a missing translation or a bad key must
+            # not hide that what the page says no longer holds.
+            failed = [Problem(c.page, c.line, f"claim no longer holds: {c.expr}{c.reads_text()}")
+                      for c in self._rendered.claims if not c.holds]
+            raise PageError(sorted(self._rendered.problems + failed, key=lambda p: p.line))
         return self._rendered

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,16 +75,55 @@ def _and(names: str, and_: str) -> str:
     return names.replace(" and ", f" {and_} ") if and_ != "and" else names
 
 
-def _style():
-    """pybtex's `plain` style, but titles as the file writes them (plain lower-cases them)."""
+# The words pybtex's plain style writes between a work's fields, and the months: a page in
+# another language prints them from the engine's catalogue (livenumbers/locales/). A work's
+# own fields (titles, venues, places) stay as the file writes them, but for "Online", the
+# place of a conference held on the web.
+GLUE = ("and", ", and", "editor", "editors", "In", "URL:", "Online")   # ", and": the last of 3+ names
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+
+
+@functools.lru_cache(maxsize=8)
+def _style(glue: tuple[tuple[str, str], ...] = ()):
+    """pybtex's `plain` style, but titles as the file writes them (plain lower-cases them),
+    and its words from `glue` ((English, translated) pairs; English where absent)."""
     from pybtex.style.formatting.plain import Style
-    from pybtex.style.template import field, sentence
+    from pybtex.style.template import field, href, join, names, sentence, words
+
+    said = dict(glue)
+    word = lambda english: said.get(english, english)
 
     class AsWritten(Style):
         def format_title(self, e, which_field, as_sentence=True):
             return sentence[field(which_field)] if as_sentence else field(which_field)
 
+        def format_names(self, role, as_sentence=True):
+            listed = names(role, sep=", ", sep2=f" {word('and')} ", last_sep=f"{word(', and')} ")
+            return sentence[listed] if as_sentence else listed
+
+        def format_editor(self, e, as_sentence=True):
+            editors = self.format_names("editor", as_sentence=False)
+            if "editor" not in e.persons:
+                return editors   # pybtex's own: the template reports the missing field
+            listed = join(sep=", ")[editors, word("editors" if len(e.persons["editor"]) > 1 else "editor")]
+            return sentence[listed] if as_sentence else listed
+
+        def format_url(self, e):
+            url = field("url", raw=True)
+            return words[word("URL:"), href(url)[url]]
+
     return AsWritten()
+
+
+def _in_language(entry_html: str, glue: dict[str, str]) -> str:
+    """The words the plain style's templates hold as literals ("In" before a book's title),
+    a month before its year and an online venue, in the page's language."""
+    if not glue:
+        return entry_html
+    entry_html = re.sub(r"(^|\. )In ", lambda m: f"{m.group(1)}{glue.get('In', 'In')} ", entry_html)
+    entry_html = re.sub(r"\. Online,", f". {glue.get('Online', 'Online')},", entry_html)
+    return re.sub(rf"\b({'|'.join(MONTHS)}) (?=\d{{4}})", lambda m: f"{glue.get(m.group(1), m.group(1))} ", entry_html)
 
 
 class Bibliography:
@@ -93,7 +133,7 @@ class Bibliography:
         self.path = Path(path) if path is not None else None   # None: the write-up has none
         self.entries: dict = {}
         self.labels: dict[str, Label] = {}
-        self._html: dict[str, str] = {}
+        self._html: dict[tuple, str] = {}
         if self.path is not None and self.path.is_file():
             self._read()
 
@@ -124,11 +164,12 @@ class Bibliography:
         raise NumberError(f"unknown reference {key!r}" + did_you_mean(key, list(self.labels))
                           + f" (not in {self.path.name})")
 
-    def entry_html(self, key: str) -> str:
-        if key not in self._html:
-            text = _style().format_entry("", self.entries[key]).text
-            self._html[key] = text.render(_backend("html")).replace("\n", " ")
-        return self._html[key]
+    def entry_html(self, key: str, glue: tuple[tuple[str, str], ...] = ()) -> str:
+        """A work's entry as HTML, its style's words from `glue` ((English, translated) pairs)."""
+        if (key, glue) not in self._html:
+            text = _style(glue).format_entry("", self.entries[key]).text
+            self._html[key, glue] = _in_language(text.render(_backend("html")).replace("\n", " "), dict(glue))
+        return self._html[key, glue]
 
     # -- what the page functions print ---------------------------------------------------
 
@@ -142,8 +183,10 @@ class Bibliography:
         links = [w.link(f"{_and(w.names, and_)} ({w.year})") for w in labels]
         return f" {and_} ".join([", ".join(links[:-1]), links[-1]]) if len(links) > 1 else links[0]
 
-    def listing(self, keys: list[str], title: str) -> str:
-        """The reference list of `keys` (each once), as a heading and one raw HTML block."""
+    def listing(self, keys: list[str], title: str, words=None) -> str:
+        """The reference list of `keys` (each once), as a heading and one raw HTML block;
+        `words` gives the page's language's word for an English one of GLUE and MONTHS."""
+        glue = tuple((w, words(w)) for w in GLUE + MONTHS if words(w) != w) if words else ()
         labels = sorted({k: self.labels[k] for k in keys}.values(), key=lambda w: w.order)
-        items = "\n".join(f'<li id="{html.escape(w.anchor)}">{self.entry_html(w.key)}</li>' for w in labels)
+        items = "\n".join(f'<li id="{html.escape(w.anchor)}">{self.entry_html(w.key, glue)}</li>' for w in labels)
         return f'## {title}\n\n<ul class="references">\n{items}\n</ul>\n'

@@ -4,6 +4,7 @@ to the same numbers. On the toy write-up (tests/toy/, built with mkdocs-static-i
 the real project's French edition."""
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -14,6 +15,7 @@ from livenumbers.formats import format_value
 from livenumbers.markup import PageError
 from livenumbers.tables import span
 
+from conftest import ROOT
 from test_toy import TOY, run
 
 NNBSP, NBSP, MINUS = "\u202f", "\u00a0", "\u2212"
@@ -202,3 +204,40 @@ def test_a_charts_words_and_number_symbols_are_the_languages(tmp_path):
     assert out["config"]["locale"]["number"] == i18n.number_locale("fr")
     assert i18n.number_locale("fr")["minus"] == MINUS and i18n.number_locale("fr")["percent"] == f"{NNBSP}%"
     assert i18n.number_locale("en")["minus"] == "-" and i18n.number_locale("en")["decimal"] == "."
+
+
+# -- a corpus change needs no translator -----------------------------------------------------------
+
+def test_the_french_words_of_tables_and_charts_outlive_a_corpus_change(session_results):
+    """Every table and chart the French pages show, rendered over results whose sentences,
+    flip pairs and example rows (word, layer, head) are all changed: not one skeleton the
+    catalogue lacks, since the results' own text is a value (num.data, r.data), like a number."""
+    import copy
+
+    from livenumbers.markup import Renderer
+    from model.site.source import StudySource
+
+    results, _ = session_results
+    changed = copy.deepcopy(results)
+    changed["sentences"] = [f"Edited {i}: {s}" for i, s in enumerate(changed["sentences"])]
+    for m in changed["models"].values():
+        for ex in m["examples"]:
+            ex.update(word=f"zz{ex['word']}", layer=ex["layer"] + 100, head=ex["head"] + 100)
+        for flips in (m["flips"], m["flips"]["null"], *m["flips"]["orders"].values()):
+            for p in flips["lenses"]["alpha"]["pairs"]:
+                p["sentences"] = [f"Zz {s}" for s in p["sentences"]]
+                p["referents"] = [f"zz{w}" for w in p["referents"]]
+    langs = i18n.Languages(("en", "fr"))
+    catalogue = i18n.Catalogue.read(ROOT / "docs" / "locales", langs)
+    source = StudySource.in_docs(ROOT / "docs")
+    calls = sorted({m.group(0) for page in (ROOT / "docs").rglob("*.fr.md")
+                    for m in re.finditer(r'\{\{ (?:chart|table)\("[^"]*"(?:, \w+="[^"]*")*\) \}\}', page.read_text(encoding="utf-8"))})
+    assert len(calls) > 40
+    for res in (results, changed):
+        renderer = Renderer(source, res, lambda chart_id: {}, languages=langs, catalogue=catalogue)
+        for call in calls:
+            renderer.render("articles/x.fr.md", call)   # a missing translation raises, naming its skeleton
+    out = Renderer(source, changed, lambda chart_id: {}, languages=langs, catalogue=catalogue).render(
+        "articles/x.fr.md", '{{ chart("row_example", model="l6", name="typical") }}').text
+    ex = next(e for e in changed["models"]["l6"]["examples"] if e["name"] == "typical")
+    assert f"«{NBSP}Edited {ex['sentence']}: " in out and f"couche {ex['layer']}, tête {ex['head']}" in out   # in French words

@@ -153,6 +153,14 @@ def test_a_failed_claim_records_the_values_it_read(renderer, n):
     assert claim.reads_text() == f" (l6.alpha.median_sink = {n['l6.alpha.median_sink']!r}, l6.n_layers = 6)"
 
 
+def test_a_page_with_a_problem_still_reports_the_claims_that_fail(renderer):
+    """A missing key must not hide that a sentence of the same page no longer holds."""
+    with pytest.raises(PageError) as info:
+        render(renderer, '{{ num("l6.nope") }}\n{{ claim("l6.n_layers == 7") }}')
+    assert [(p.line, p.message.split(";")[0]) for p in info.value.problems] == [
+        (1, "unknown number 'l6.nope'"), (2, "claim no longer holds: l6.n_layers == 7 (l6.n_layers = 6)")]
+
+
 def test_instrument_links_are_recorded_once_checked(renderer):
     out = render(renderer, '[a]({{ instrument("l6", 0, 1) }}) [b]({{ row_link("l6.alpha.worst") }}) [c](instrument.md#l3/2)',
                  "index.md")

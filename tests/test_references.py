@@ -101,6 +101,27 @@ def test_several_works_in_one_citation_each_listed_once():
     assert re.findall(r'<li id="ref-(\w+)"', listing) == ["abnar2020quantifying", "clark2019what", "efron1979bootstrap"]
 
 
+def test_a_french_pages_reference_list_has_french_words_and_the_works_own_fields():
+    """The style's words (and, editors, In, URL:, months, an online venue) in the page's
+    language; titles and venues as the file writes them. English is pybtex's plain style."""
+    from livenumbers import i18n
+
+    langs = i18n.Languages(("en", "fr"))
+    fr = Renderer(NoNumbers(), {}, bibliography=Bibliography(BIB), languages=langs,
+                  catalogue=i18n.Catalogue.read(None, langs))
+    out = fr.render("articles/a.fr.md", '{{ cite("clark2019what", "abnar2020quantifying") }}')
+    listing = dict(re.findall(r'<li id="ref-(\w+)">(.*?)</li>', out.text))
+    assert listing["clark2019what"].startswith("Kevin Clark, Urvashi Khandelwal, Omer Levy et Christopher&nbsp;D. Manning. "
+                                               "What Does")
+    assert ". Dans Tal Linzen, " in listing["clark2019what"] and "Dieuwke Hupkes, éd., <em>Proceedings" in listing["clark2019what"]
+    assert "Florence, Italy, août 2019." in listing["clark2019what"] and "URL\u00a0: <a" in listing["clark2019what"]
+    assert ". En ligne, juillet 2020." in listing["abnar2020quantifying"] and "## Références" in out.text
+    english = dict(re.findall(r'<li id="ref-(\w+)">(.*?)</li>', renderer().render("a.md", '{{ cite("clark2019what") }}').text))
+    assert ("Omer Levy, and Christopher&nbsp;D. Manning" in english["clark2019what"]
+            and ". In Tal Linzen, " in english["clark2019what"] and "Hupkes, editors, " in english["clark2019what"]
+            and "Florence, Italy, August 2019." in english["clark2019what"] and "URL: <a" in english["clark2019what"])
+
+
 def test_the_list_goes_where_bibliography_is_called_and_nowhere_without_citations():
     out = renderer().render("a.md", 'x {{ cite("efron1979bootstrap") }}\n\n{{ bibliography("Works cited") }}\n## More\n')
     assert out.text.index("## Works cited") < out.text.index('id="ref-efron1979bootstrap"') < out.text.index("## More")

@@ -42,7 +42,7 @@ def mutant_sinks(results: dict, model: str):
 def mutant_sinks_words(results: dict, num: Num, model: str) -> Words:
     p = f"{model}.mutant.wrong_agg"
     return Words(
-        f"Each displayed row of {model_name(results, model)} over the whole corpus (α): its sink share as the instrument folds "
+        f"Each displayed row of {num.data(model_name(results, model))} over the whole corpus (α): its sink share as the instrument folds "
         "subwords (across) and as the wrong-aggregation mutant does (up). One-subword words sit on the "
         "diagonal; words of several subwords leave it.",
         f"Scatter plot of {num(f'{p}.n_rows', 'int')} rows. The mutant changes the sink share of {num(f'{p}.rows_differ', 'int')} of the "

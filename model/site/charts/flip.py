@@ -53,7 +53,7 @@ def flip_shift(results: dict, model: str):
 def flip_shift_words(results: dict, num: Num, model: str) -> Words:
     p = f"{model}.flip"
     return Words(
-        f"One dot per minimal pair ({model_name(results, model)}, α), the pairs as first written and their mirrors "
+        f"One dot per minimal pair ({num.data(model_name(results, model))}, α), the pairs as first written and their mirrors "
         "(the nouns named in the other order) told apart: the share of heads, layer 0 left out, whose "
         "preference between the two candidates moved the way the reader's did. The dashed line is 50 %: "
         "what heads that react to the changed word but not to the referent would give on average.",
@@ -96,7 +96,7 @@ def flip_heads(results: dict, model: str):
 def flip_heads_words(results: dict, num: Num, model: str) -> Words:
     p, n = f"{model}.flip.alpha.heads", f"{model}.flip.null.alpha.heads"
     return Words(
-        f"Every head of {model_name(results, model)} outside layer 0, on the flip pairs (both orders, left) and on "
+        f"Every head of {num.data(model_name(results, model))} outside layer 0, on the flip pairs (both orders, left) and on "
         "the null pairs, where “it” refers to neither noun (right): across, the pairs in which its winner "
         "changes against the reader; up, those in which it changes with the reader. Heads with the same counts "
         "share one point, sized by their number. Marked: the heads that pass the one-sided sign test after "
@@ -153,7 +153,7 @@ def flip_sets(results: dict):
 def flip_sets_words(results: dict, num: Num) -> Words:
     def model_words(k: str) -> str:
         share = lambda s, key: num(f"{k}.flip{s}.{key}", "pct:1")
-        return (f"{model_name(results, k)}: heads {share('', 'alpha.toward_share')} on the flip pairs "
+        return (f"{num.data(model_name(results, k))}: heads {share('', 'alpha.toward_share')} on the flip pairs "
                 f"({share('.original', 'alpha.toward_share')} as first written, {share('.mirrored', 'alpha.toward_share')} "
                 f"mirrored) and {share('.null', 'alpha.toward_share')} on the null pairs; final state "
                 f"{share('', 'model_follows')} and {share('.null', 'model_follows')}")
@@ -196,11 +196,11 @@ def flip_example(results: dict, model: str):
 def flip_example_words(results: dict, num: Num, model: str) -> Words:
     pair = results["models"][model]["flips"]["lenses"]["alpha"]["pairs"][0]
     return Words(
-        f"The first minimal pair, every head of {model_name(results, model)}: how much more weight the pronoun puts "
-        f"on “{pair['referents'][1]}” than on “{pair['referents'][0]}” in sentence A (across) and in sentence B "
+        f"The first minimal pair, every head of {num.data(model_name(results, model))}: how much more weight the pronoun puts "
+        f"on “{num.data(pair['referents'][1])}” than on “{num.data(pair['referents'][0])}” in sentence A (across) and in sentence B "
         "(up). Above the dashed diagonal: moved the reader's way.",
-        f"Scatter plot of {num(f'{model}.n_heads_total', 'int')} heads for the pair “{pair['sentences'][0]}” / "
-        f"“{pair['sentences'][1]}”: {num(f'{model}.flip.alpha.pair0.toward_reader', 'int')} of "
+        f"Scatter plot of {num(f'{model}.n_heads_total', 'int')} heads for the pair “{num.data(pair['sentences'][0])}” / "
+        f"“{num.data(pair['sentences'][1])}”: {num(f'{model}.flip.alpha.pair0.toward_reader', 'int')} of "
         f"{num(f'{model}.flip.alpha.n_heads', 'int')} heads outside layer 0 moved toward the reader, and "
         f"{num(f'{model}.flip.alpha.pair0.changed', 'int')} changed which candidate wins.",
     )

@@ -50,7 +50,8 @@ def _ratio_range(m: dict, k: str, token: str, num: Num) -> str:
                if r["layer"] is not None and r["token"] == token and r["vector"] == "v"}
     lo, hi = min(medians, key=medians.get), max(medians, key=medians.get)
     return (f"[{token.upper()}] from {num(f'{k}.layer{lo}.ratio.{token}_v.median', 'ratio:2')} "
-            f"(layer {lo}) to {num(f'{k}.layer{hi}.ratio.{token}_v.median', 'ratio:2')} (layer {hi})")
+            f"(layer {num.data(str(lo))}) to {num(f'{k}.layer{hi}.ratio.{token}_v.median', 'ratio:2')} "
+            f"(layer {num.data(str(hi))})")
 
 
 def ratio_by_layer(results: dict, model: str):
@@ -68,7 +69,7 @@ def ratio_by_layer_words(results: dict, num: Num, model: str) -> Words:
     ranges = "; ".join(_ratio_range(m, model, token, num) for token in ("cls", "sep"))
     return Words(
         f"The norm of [CLS] and of [SEP], as a multiple of the mean content token's, layer by layer in "
-        f"{model_name(results, model)} (median over held-out sentences and heads); the dashed line at 1 is "
+        f"{num.data(model_name(results, model))} (median over held-out sentences and heads); the dashed line at 1 is "
         "“as large as a content word”.",
         f"Line chart over {num(f'{model}.n_layers', 'int')} layers numbered from 0, one line for each of ‖v‖ "
         f"and ‖f(x)‖ of [CLS] and of [SEP]. Value norm ‖v‖: {ranges}.",
@@ -90,7 +91,7 @@ def depth_ratio(results: dict):
 
 def depth_ratio_words(results: dict, num: Num) -> Words:
     per_model = "; ".join(
-        f"{model_name(results, k)} ({num(f'{k}.n_layers', 'int')} layers): "
+        f"{num.data(model_name(results, k))} ({num(f'{k}.n_layers', 'int')} layers): "
         + ", ".join(_ratio_range(m, k, token, num) for token in ("cls", "sep"))
         for k, m in results["models"].items()
     )
@@ -123,9 +124,10 @@ def depth_sink_words(results: dict, num: Num) -> Words:
         medians = {s["layer"]: s["stats"]["median_sink"] for s in m["per_layer"] if s["lens"] == lens}
         lo, hi = min(medians, key=medians.get), max(medians, key=medians.get)
         return (f"under {LENS_LABELS[lens]} from {num(f'{k}.layer{lo}.{lens}.median_sink', 'pct:1')} "
-                f"(layer {lo}) to {num(f'{k}.layer{hi}.{lens}.median_sink', 'pct:1')} (layer {hi})")
+                f"(layer {num.data(str(lo))}) to {num(f'{k}.layer{hi}.{lens}.median_sink', 'pct:1')} "
+                f"(layer {num.data(str(hi))})")
 
-    per_model = "; ".join(f"{model_name(results, k)}: " + ", ".join(span(k, m, lens) for lens in ("alpha", "value_norm"))
+    per_model = "; ".join(f"{num.data(model_name(results, k))}: " + ", ".join(span(k, m, lens) for lens in ("alpha", "value_norm"))
                           for k, m in results["models"].items())
     return Words(
         "The median sink share of every head's rows (held-out half), layer by layer, against relative "
@@ -167,7 +169,7 @@ def survival_prediction(results: dict):
 
 def survival_prediction_words(results: dict, num: Num) -> Words:
     per_model = "; ".join(
-        f"{model_name(results, k)}: {num(f'{k}.value_norm.above_50_predicted_above_50', 'int')} of the "
+        f"{num.data(model_name(results, k))}: {num(f'{k}.value_norm.above_50_predicted_above_50', 'int')} of the "
         f"{num(f'{k}.value_norm.above_50', 'int')} rows above half are predicted above half, and what those rows "
         f"attend among content tokens has a median {num(f'{k}.value_norm.above_50_attended_norm_ratio', 'ratio:2')} "
         "of the mean content norm"
@@ -208,17 +210,18 @@ def sensitivity_words(results: dict, num: Num) -> Words:
     lens = results["stop_rule"]["lenses"][0]
     def model_words(k: str, m: dict) -> str:
         adopted = [_variant_label(v) for v in m["sensitivity"] if v["adopted"]]
-        return (f"{model_name(results, k)}: {num(f'{k}.sens.registered.{lens}.rows_above', 'int')} rows under the registered "
+        return (f"{num.data(model_name(results, k))}: {num(f'{k}.sens.registered.{lens}.rows_above', 'int')} rows under the registered "
                 f"rule, from {num(f'{k}.sens.{_fewest(m, lens)}.{lens}.rows_above', 'int')} to "
                 f"{num(f'{k}.sens.{_most(m, lens)}.{lens}.rows_above', 'int')} under the alternatives; "
-                + (f"adopted only under: {', '.join(adopted)}" if adopted else "adopted under none"))
+                + (f"adopted only under: {num.data(', '.join(num.phrase(a) for a in adopted))}" if adopted
+                   else "adopted under none"))
 
     passing = "; ".join(model_words(k, m) for k, m in results["models"].items())
     return Words(
         f"The stop rule's count under each alternative choice: displayed rows of the whole corpus above half under "
         f"{LENS_LABELS[lens]}, one row per choice, one colour per model, on a symmetric log scale. The rule adopts "
         "a lens only at zero (the red line); the registered choice stays the verdict.",
-        f"Dot plot of {len(results['models'][next(iter(results['models']))]['sensitivity'])} choices for each of "
+        f"Dot plot of {num.data(str(len(results['models'][next(iter(results['models']))]['sensitivity'])))} choices for each of "
         f"{num('n_models', 'int')} models. {passing}.",
     )
 

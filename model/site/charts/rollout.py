@@ -49,7 +49,7 @@ def rollout_views(results: dict):
 
 def rollout_views_words(results: dict, num: Num) -> Words:
     per_model = "; ".join(
-        f"{model_name(results, k)}: full rows median {num(f'{k}.rollout.median_entropy', 'fixed:3')} (against "
+        f"{num.data(model_name(results, k))}: full rows median {num(f'{k}.rollout.median_entropy', 'fixed:3')} (against "
         f"{num(f'{k}.rollout.one_clear_word_entropy_full', 'fixed:3')} for a row of their length with half its "
         f"weight on one word), displayed rows median {num(f'{k}.rollout.displayed_median_entropy', 'fixed:3')} "
         f"(against {num(f'{k}.rollout.one_clear_word_entropy', 'fixed:3')})"
@@ -88,8 +88,8 @@ def rollout_baselines(results: dict):
 
 def rollout_baselines_words(results: dict, num: Num) -> Words:
     per_model = "; ".join(
-        f"{model_name(results, k)}: the word's own row {num(f'{k}.rollout.agrees_with_instrument', 'pct:1')}, the best "
-        f"lazy guess ({ROLLOUT_GUESSES['baseline_' + results['models'][k]['rollout']['best_baseline']][0]}) "
+        f"{num.data(model_name(results, k))}: the word's own row {num(f'{k}.rollout.agrees_with_instrument', 'pct:1')}, the best "
+        f"lazy guess ({num.phrase(ROLLOUT_GUESSES['baseline_' + results['models'][k]['rollout']['best_baseline']][0])}) "
         f"{num(f'{k}.rollout.baseline_' + results['models'][k]['rollout']['best_baseline'], 'pct:1')}, a random word "
         f"{num(f'{k}.rollout.chance_agreement', 'pct:1')}"
         for k in results["models"]
@@ -120,10 +120,10 @@ def rollout_example(results: dict, model: str):
 def rollout_example_words(results: dict, num: Num, model: str) -> Words:
     ex = next(e for e in results["models"][model]["examples"] if e["name"] == "typical")
     return Words(
-        f"The same word, “{ex['word']}”, two ways: its attention-rollout row (all layers and heads of "
-        f"{model_name(results, model)} multiplied out) and the instrument's row on one head, each as displayed "
+        f"The same word, “{num.data(ex['word'])}”, two ways: its attention-rollout row (all layers and heads of "
+        f"{num.data(model_name(results, model))} multiplied out) and the instrument's row on one head, each as displayed "
         "(the other words only, renormalized).",
-        f"Grouped bar chart over the other words of “{results['sentences'][ex['sentence']]}”, one bar for each view "
+        f"Grouped bar chart over the other words of “{num.data(results['sentences'][ex['sentence']])}”, one bar for each view "
         f"per word. Over all held-out rows the rollout's displayed rows have a median normalized entropy of "
         f"{num(f'{model}.rollout.displayed_median_entropy', 'fixed:3')} (1 is level).",
     )

@@ -42,7 +42,7 @@ def sink_scatter(results: dict, model: str):
 def sink_scatter_words(results: dict, num: Num, model: str) -> Words:
     k = model
     return Words(
-        f"Every held-out displayed row of {model_name(results, model)}: its sink share under α (across) and "
+        f"Every held-out displayed row of {num.data(model_name(results, model))}: its sink share under α (across) and "
         "under a norm lens (up), one point per row and lens. Points under the dashed diagonal lost sink "
         "share under the norm lens; the red line is the stop rule's 50 %.",
         f"Scatter plot of {num(f'{k}.alpha.n_rows', 'int')} rows under each of ‖α v‖ and ‖α f(x)‖, both axes "
@@ -81,7 +81,7 @@ def sink_distribution_words(results: dict, num: Num, model: str) -> Words:
         for lens in LENS_LABELS
     )
     return Words(
-        f"How much of each held-out displayed row of {model_name(results, model)} goes to [CLS] and [SEP], one "
+        f"How much of each held-out displayed row of {num.data(model_name(results, model))} goes to [CLS] and [SEP], one "
         "panel per lens; each bar counts the rows in a 5-point band of sink share, on a logarithmic count "
         "axis so that the few rows in the tail show.",
         f"One histogram per lens, {num(f'{k}.alpha.n_rows', 'int')} rows each, sink share from 0 % to 100 %: "
@@ -113,12 +113,13 @@ def rule_layers_words(results: dict, num: Num, model: str) -> Words:
     picks = m["summary"]["alpha"]["layer_picks"]
     most = max(range(len(picks)), key=picks.__getitem__)
     return Words(
-        f"Where the sink sits and where the head rule looks, layer by layer in {model_name(results, model)} (held-out "
+        f"Where the sink sits and where the head rule looks, layer by layer in {num.data(model_name(results, model))} (held-out "
         "half, α): above, the median sink share of every head's rows for the shown words; below, how many "
         "displayed rows the rule opens in that layer.",
         f"Two bar charts over {num(f'{model}.n_layers', 'int')} layers numbered from 0. The median sink share is "
-        f"lowest in layer {lo} ({num(f'{model}.layer{lo}.alpha.median_sink', 'pct:1')}) and highest in layer {hi} "
-        f"({num(f'{model}.layer{hi}.alpha.median_sink', 'pct:1')}); the rule opens layer {most} most often "
+        f"lowest in layer {num.data(str(lo))} ({num(f'{model}.layer{lo}.alpha.median_sink', 'pct:1')}) and highest in "
+        f"layer {num.data(str(hi))} "
+        f"({num(f'{model}.layer{hi}.alpha.median_sink', 'pct:1')}); the rule opens layer {num.data(str(most))} most often "
         f"({num(f'{model}.alpha.picks.layer{most}', 'int')} of {num(f'{model}.alpha.n_rows', 'int')} rows).",
     )
 
@@ -148,7 +149,7 @@ def punct_vs_sink(results: dict):
 
 def punct_vs_sink_words(results: dict, num: Num) -> Words:
     per_model = "; ".join(
-        f"{model_name(results, k)}: {num(f'{k}.alpha.above_50_share', 'pct:1')} on [CLS] + [SEP], "
+        f"{num.data(model_name(results, k))}: {num(f'{k}.alpha.above_50_share', 'pct:1')} on [CLS] + [SEP], "
         f"{num(f'{k}.alpha.punct_above_50_share', 'pct:1')} on punctuation"
         for k in results["models"]
     )
@@ -181,10 +182,12 @@ def row_example_words(results: dict, num: Num, model: str, name: str) -> Words:
     ex = next(e for e in results["models"][model]["examples"] if e["name"] == name)
     lens = "α" if name == "typical" else "α and ‖α v‖"
     return Words(
-        f"One row, whole: “{ex['word']}” on layer {ex['layer']}, head {ex['head']} of {model_name(results, model)}, "
+        f"One row, whole: “{num.data(ex['word'])}” on layer {num.data(str(ex['layer']))}, head {num.data(str(ex['head']))} "
+        f"of {num.data(model_name(results, model))}, "
         f"under {lens}. Each word gets two bars: its weight in the full row (with [CLS], [SEP] and the word "
         "itself) and in the row as displayed (those three removed, the rest stretched to 100 %).",
-        f"Grouped bar chart over the {len(ex['columns'])} columns of “{results['sentences'][ex['sentence']]}”. "
+        f"Grouped bar chart over the {num.data(str(len(ex['columns'])))} columns of "
+        f"“{num.data(results['sentences'][ex['sentence']])}”. "
         f"In the full row [CLS] and [SEP] hold {num(f'{p}.sink_alpha', 'pct:1')} under α"
         + (f" and {num(f'{p}.sink_value_norm', 'pct:1')} under ‖α v‖" if name != "typical" else "")
         + "; the displayed row cannot show it.",

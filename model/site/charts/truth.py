@@ -44,7 +44,7 @@ def ablation_scatter(results: dict, model: str):
 def ablation_scatter_words(results: dict, num: Num, model: str) -> Words:
     p = f"{model}.truth.alpha"
     return Words(
-        f"Every held-out displayed row of {model_name(results, model)} on the head α opens: how much of the row the "
+        f"Every held-out displayed row of {num.data(model_name(results, model))} on the head α opens: how much of the row the "
         "attention gives [CLS] and [SEP] (across) against how much of what the head does to the word comes through "
         "them, measured by removing their part (up). Harmful rows, where removing the sink moves the word more than "
         "removing a typical whole head does, have a mark and colour of their own. The dashed line is where the two agree.",
@@ -86,7 +86,7 @@ def fix_sinks_words(results: dict, num: Num, model: str) -> Words:
         f"{num(f'{model}.fix.{fix}.median_sink_other', 'pct:1')} among the other words"
         for fix, name in FIX_LABELS.items())
     return Words(
-        f"The later fixes read as lenses on the rows of {model_name(results, model)}: how much of each held-out row goes to "
+        f"The later fixes read as lenses on the rows of {num.data(model_name(results, model))}: how much of each held-out row goes to "
         "[CLS] and [SEP], with the word's own column counted (registered) and among the other words only (added). One "
         "panel per fix; the red line is the stop rule's 50 %.",
         f"Three panels of two overlaid histograms each, sink share from 0 % to 100 %. {parts}.",
@@ -118,7 +118,7 @@ def tracking_chart(results: dict):
 
 def tracking_chart_words(results: dict, num: Num) -> Words:
     parts = "; ".join(
-        f"{model_name(results, k)}: ATB+RES+LN {num(f'{k}.track.kobayashi2021.spearman', 'fixed:2')}, "
+        f"{num.data(model_name(results, k))}: ATB+RES+LN {num(f'{k}.track.kobayashi2021.spearman', 'fixed:2')}, "
         f"ALTI {num(f'{k}.track.alti.spearman', 'fixed:2')}, value zeroing "
         f"{num(f'{k}.track.value_zeroing.spearman', 'fixed:2')}, α {num(f'{k}.track.alpha.spearman', 'fixed:2')}, "
         f"the word's position {num(f'{k}.track.position.spearman', 'fixed:2')}"
@@ -165,7 +165,7 @@ def idle_ratio(results: dict, model: str, lens: str = "value_norm"):
 def idle_ratio_words(results: dict, num: Num, model: str, lens: str = "value_norm") -> Words:
     p = f"{model}.idle.{lens}"
     return Words(
-        f"For each held-out row of {model_name(results, model)} on the head {LENS_LABELS[lens]} opens: the head's bound on "
+        f"For each held-out row of {num.data(model_name(results, model))} on the head {LENS_LABELS[lens]} opens: the head's bound on "
         "how much it can move the word (the sum of α times ‖f(x)‖), over the same bound for that word's median head, "
         "on a log scale (0 is the median head); rows still above half under the lens against the others.",
         f"Two overlaid histograms of the share of rows. The {num(f'{p}.n_survivors', 'int')} rows above half sit on heads "

@@ -85,15 +85,17 @@ def flips(r, pairs: str = "flip") -> str:
     for i, pair in enumerate(listed):
         a, b = pair["sentences"]
         changed = [(x, y) for x, y in zip(re.findall(r"\w+", a), re.findall(r"\w+", b)) if x != y][0]
-        where = [escape(a), escape(changed[1])] if pairs == "flip" else [str(pair["source"]), escape(" / ".join(changed))]
+        # The pairs' words are data (r.data): never translated, nothing for a translator when a pair changes.
+        where = ([r.data(escape(a)), r.data(escape(changed[1]))] if pairs == "flip"
+                 else [str(pair["source"]), r.data(escape(" / ".join(changed)))])
         out.append([str(i + 1), "mirrored" if pair["order"] == "mirrored" else "as written", *where,
-                    escape(" → ".join(pair["referents"])),
+                    r.data(escape(" → ".join(pair["referents"]))),
                     *(r.cite(f"{flip_key(k, s)}.alpha.pair{i}.follows_reader", "int") for k in models)])
     where = ["Sentence A", "Sentence B changes it to"] if pairs == "flip" else ["Frame of pair", "“it was …”, A / B"]
     head = ["#", "Nouns named", *where, "Reader's referent, A → B" if pairs == "flip" else "Pseudo-referents, A → B"]
     head += [f"{r.cite(f'{k}.checkpoint', 'text')}: heads that follow (of {r.cite(f'{k}.flip.alpha.n_heads', 'int')})"
              for k in models]
-    return md_table(head, out, summary=f"All {len(out)} {'pairs' if pairs == 'flip' else 'null pairs'}")
+    return md_table(head, out, summary=f"All {r.data(str(len(out)))} {'pairs' if pairs == 'flip' else 'null pairs'}")
 
 
 TABLES = {f.__name__: f for f in (flip_summary, flip_sets, flip_top_heads, flips)}
