@@ -42,6 +42,20 @@ class CatalogueError(UserError, ValueError):
     pass
 
 
+# A language's typography, put into every translation as a catalogue is read, so a translator
+# may type plain spaces: French sets :, ;, ?, ! and % off from the word before, and « »
+# from what they enclose, by no-break spaces (U+00A0 before ":" and inside « », U+202F
+# before ";", "?", "!" and "%"), as docs/javascripts/i18n.js does for the scripts' words.
+_TYPESET = {"fr": ((re.compile(r" :(?=\s|$)"), "\u00a0:"), (re.compile(r" ([;?!%])"), "\u202f\\1"),
+                   (re.compile(r"« "), "«\u00a0"), (re.compile(r" »"), "\u00a0»"))}
+
+
+def typeset(text: str, lang: str) -> str:
+    for pattern, replacement in _TYPESET.get(lang, ()):
+        text = pattern.sub(replacement, text)
+    return text
+
+
 @dataclass(frozen=True)
 class Languages:
     """The site's languages, the default first (mkdocs-static-i18n's `languages`)."""
@@ -136,7 +150,7 @@ class Catalogue:
                     if sorted(set(_PLACEHOLDER.findall(translated)), key=int) != holes:
                         raise CatalogueError(f"{path}: {english!r} -> {translated!r}: the translation must keep "
                                              f"the same values {{0}}, {{1}}, ... (it has {holes} in English)")
-                merged.update(data)
+                merged.update({english: typeset(translated, lang) for english, translated in data.items()})
             entries[lang] = merged
         return cls(entries, tuple(sources))
 

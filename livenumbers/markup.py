@@ -24,6 +24,7 @@ line, with the closest existing names; a page's problems are all collected, and
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import html
 import json
 import posixpath
@@ -335,6 +336,15 @@ class Renderer:
         words around it."""
         return f"{i18n.OPEN}{self._translated(english)}{i18n.CLOSE}" if self._marking_values else english
 
+    def _date(self, iso: str) -> str:
+        """An ISO date as the page's language writes it: English keeps "2026-12-03", French
+        "3 décembre 2026" (Babel's long form)."""
+        if self.language == self.languages.default:
+            return str(iso)
+        from babel.dates import format_date
+
+        return format_date(datetime.date.fromisoformat(str(iso)), format="long", locale=self.language)
+
     def punctuation(self, english: str) -> str:
         """A separator as the page's language writes it ("; " -> " ; " in French), where the
         catalogue says so."""
@@ -409,7 +419,7 @@ class Renderer:
         return self.cite(key, "text")
 
     def _registration(self, block: str) -> str:
-        text = registration.statement(self.registrations, block, self.words)
+        text = registration.statement(self.registrations, block, self.words, self._date)
         self._rendered.calls.append(registration.call(block))
         return text
 

@@ -282,22 +282,25 @@ def call(block: str) -> str:
     return f"registration({block!r})"
 
 
-def statement(registrations: dict[str, Registration | None], block: str, words: Callable[[str], str]) -> str:
+def statement(registrations: dict[str, Registration | None], block: str, words: Callable[[str], str],
+              date: Callable[[str], str] = str) -> str:
     """What `registration(block)` prints: the registration's commit and date, and each
     amendment's date, reason and what it changed; `words` puts each sentence in the page's
-    language (the author's reasons stay as written)."""
+    language (an amendment's reason and changes too, as the catalogue gives them), `date` a
+    date (ISO, "2026-12-03")."""
     if block not in registrations:
         raise NumberError(f"unknown registered block {block!r}" + did_you_mean(block, list(registrations))
                           + f" (registered: {', '.join(registrations) or 'none'})")
     entry = registrations[block]
     if entry is None:
         return words("Registration not accepted yet.")
-    sentences = [words(f"Registered; in this form since commit {OPEN}`{short(entry.commit)}`{CLOSE} ({OPEN}{entry.date}{CLOSE}).")]
+    sentences = [words(f"Registered; in this form since commit {OPEN}`{short(entry.commit)}`{CLOSE} ({OPEN}{date(entry.date)}{CLOSE}).")]
     for a in entry.amendments:
-        reason = md_text(a.reason) + ("" if a.reason.endswith((".", "!", "?")) else ".")
-        sentences.append(words(f"Amended on {OPEN}{a.date}{CLOSE}: {OPEN}{reason}{CLOSE}"))
+        reason = words(a.reason)
+        reason = md_text(reason) + ("" if reason.endswith((".", "!", "?")) else ".")
+        sentences.append(words(f"Amended on {OPEN}{date(a.date)}{CLOSE}: {OPEN}{reason}{CLOSE}"))
         if a.changes:   # what changed, as the amendment lists it
-            sentences.append(words(f"What changed: {OPEN}{md_text(a.changes)}{CLOSE}."))
+            sentences.append(words(f"What changed: {OPEN}{md_text(words(a.changes))}{CLOSE}."))
     return " ".join(sentences)
 
 

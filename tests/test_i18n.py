@@ -131,7 +131,7 @@ def test_one_build_makes_both_editions_with_the_same_numbers_in_each_language(bi
     assert "the apple has 12,\n60% of them." in english and "<th>Share</th>" in english
     assert f"la pomme en a 12,\nsoit 60{NNBSP}%." in french
     assert "<th>Part</th>" in french and f"<td>25,0{NNBSP}%</td>" in french          # the table, in French
-    assert "<td>poire</td>" in french and "Scores ; la pomme mène avec 12." in french   # the chart's words
+    assert "<td>poire</td>" in french and "Scores\u202f; la pomme mène avec 12." in french   # the chart's words, typeset (a narrow space before ";")
     assert "Efron, 1979" in french and "Ba et al. (2016)" in french and 'id="references">Références<' in french
     assert '"locale": {"number": {"decimal": ","' in french.replace("&#34;", '"').replace("&quot;", '"')
 
