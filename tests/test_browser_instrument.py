@@ -253,6 +253,76 @@ def test_sentence_picker_filters_by_text_and_register(page, site_url, built_site
     assert_clean(page, site_url)
 
 
+# The French edition: the instrument's own words, its data's words (registers, lens titles)
+# and its numbers in French; the corpus's sentences and words stay English, as written.
+ENGLISH_JS = """() => {
+  const box = document.getElementById('instrument');
+  const parts = [];
+  for (const el of box.querySelectorAll('.instr-controls, .instr-picker legend, .instr-picker label, .instr-count, '
+      + '.instr-typed-label, .instr-help, .instr-summary, .instr-notices, .instr-legend, .instr-detail p, '
+      + '.instr-bars caption, .instr-bars thead, .instr-matrix thead th.instr-h-meta, .instr-matrix thead th.instr-h-word, '
+      + '.instr-note-row, .instr-register')) parts.push(el.innerText);
+  for (const el of box.querySelectorAll('[title], [aria-label], [placeholder]')) {
+    for (const a of ['title', 'aria-label', 'placeholder']) {
+      if (!el.hasAttribute(a)) continue;
+      const text = el.getAttribute(a), word = el.matches('.instr-row') ? el.querySelector('th').textContent : '';
+      parts.push(text.startsWith(word) ? text.slice(word.length) : text);  // a row's label opens on its word
+    }
+  }
+  return parts;
+}"""
+ENGLISH_WORDS = re.compile(r"\b(the|of|and|to|row|rows|layer|head|sink|share|word|words|register|registers|news|"
+                           r"technical|lists|warning|effect|displayed|shown|measured|choice|every|sentence|Copy)\b")
+
+
+def test_french_edition_speaks_french(page, site_url, built_site):
+    index = load(built_site, "index.json")
+    page.goto(site_url + "fr/instrument/#l6/8/3/alpha")
+    page.wait_for_selector(".instr-row")
+    wait_state(page, model="l6", sentence=8, word=3)
+    # The registers: every one of the corpus named in French, the data's value kept.
+    options = page.eval_on_selector_all(".instr-register option", "os => os.map(o => [o.value, o.textContent])")
+    names = dict(options[1:])
+    assert options[0] == ["", "tous les registres"]
+    assert set(names) == {s["register"] for s in index["sentences"]}
+    assert names["news"] == "actualités" and names["technical"] == "technique" and names["lists"] == "listes"
+    assert [n for n in names.values() if n in ("news", "technical", "lists")] == []
+    assert [n for n in names.values()] == sorted(names.values(), key=lambda n: n.replace("é", "e"))
+    first = page.locator(".instr-list option").first.text_content()
+    assert first == f"0. {index['sentences'][0]['text']} ({names[index['sentences'][0]['register']]})"
+    page.locator(".instr-register").select_option("fiction")
+    assert set(page.eval_on_selector_all(".instr-list option", "os => os.map(o => +o.value)")) == \
+        {i for i, s in enumerate(index["sentences"]) if s["register"] == "fiction"}
+    page.locator(".instr-register").select_option("")
+    # Numbers: no e-notation, powers of ten as French writes them, the minus sign.
+    truth = page.inner_text(".instr-truth-note")
+    assert "\u00a0×\u00a010" in truth and not re.search(r"\de[-+]\d", truth), truth
+    assert "(1 − cos)" in truth
+    assert "," in page.inner_text(".instr-summary") and "\u202f%" in page.inner_text(".instr-summary")
+    assert re.search(r": \d+ lignes? sur \d+ port(?:e|ent) l'avertissement", page.inner_text(".instr-summary").replace("\u00a0", " "))
+    # No English word in what the instrument itself says (quoted corpus words aside).
+    texts = [re.sub(r"«[^»]*»", "", t) for t in page.evaluate(ENGLISH_JS)]
+    assert len(texts) > 20
+    english = sorted({m.group(0) for t in texts for m in ENGLISH_WORDS.finditer(t)})
+    assert english == [], [t for t in texts if ENGLISH_WORDS.search(t)][:5]
+    assert_clean(page, site_url)
+
+
+def test_notebook_copy_buttons_in_the_page_language(page, site_url):
+    """mkdocs-jupyter writes its code cells' copy buttons in English: notebook.js names them
+    in the page's language (English as mkdocs-jupyter wrote it)."""
+    for edition, label, notice in (("", "Copy to Clipboard", "Copied!"),
+                                   ("fr/", "Copier dans le presse-papiers", "Copié\u202f!")):
+        page.goto(site_url + edition + "notebooks/main-table/")
+        page.wait_for_selector("clipboard-copy", state="attached")
+        page.wait_for_function("(l) => [...document.querySelectorAll('clipboard-copy')]"
+                               ".every(b => b.getAttribute('aria-label') === l)", arg=label)
+        buttons = page.eval_on_selector_all("clipboard-copy", "bs => bs.map(b => [b.getAttribute('aria-label'), "
+                                            "b.querySelector('.notice').textContent])")
+        assert buttons and all(b == [label, notice] for b in buttons), buttons
+    assert_clean(page, site_url)
+
+
 def test_fragment_links_and_hash_changes(page, site_url, built_site):
     index = load(built_site, "index.json")
     page.goto(site_url + "instrument/#l6/8/3/value_norm")

@@ -20,7 +20,7 @@ SOURCE = StudySource("study.yml")   # its interval label and tables (nothing rea
 
 
 class Recorder:
-    """The part of a Renderer tables use: cite (recording the key), numbers, results."""
+    """The part of a Renderer tables use: cite (recording the key), data, numbers, results."""
 
     def __init__(self, values: dict, results: dict | None = None):
         self.source = SOURCE
@@ -33,6 +33,9 @@ class Recorder:
         value = self.numbers[key]
         out = formats.format_value(key, value, fmt)
         return formats.md_text(out) if isinstance(value, str) else out
+
+    def data(self, text: str) -> str:   # the results' own text, as English prints it
+        return text
 
     def route_link(self, fragment: str) -> str:
         return f"instrument.md#{fragment}"

@@ -7,16 +7,18 @@
 //   liveI18n.t(english, values) the English template, or its French from FR below, with
 //                               {name} filled from `values`
 //   liveI18n.num(x, options)   a number: {digits: N} fixed, {exponent: N} scientific,
-//                               none: as String(x)
+//                               none: as String(x) (French: Intl's digits)
 //   liveI18n.pct(x, digits)    a share as a percentage
 //   liveI18n.data(text)        a text from the site's data (index.json, written by
 //                               model/), in French where DATA_FR knows it, else as it is
 //   liveI18n.forLang(lang)     the same, for one language (the worker, the tests)
 //
 // English is printed exactly as the scripts printed it before (x.toFixed(1) + "%"); French
-// takes the same digits, with Intl.NumberFormat's separators and the percent sign set off
-// by a narrow no-break space: "26,5 %". A French template may pick a form by a count:
-// "{n|phrase|phrases}" (Intl.PluralRules: 0 and 1 are singular in French).
+// takes the same digits, with Intl.NumberFormat's separators, the percent sign set off by a
+// narrow no-break space ("26,5 %"), the minus sign U+2212 ("−0,50") and a power of ten
+// written out ("1,2 × 10⁻⁵"), as the Python engine prints French (livenumbers/formats.py).
+// A French template may pick a form by a count: "{n|phrase|phrases}" (Intl.PluralRules: 0
+// and 1 are singular in French).
 //
 // The French below is written with plain spaces; typeset() puts in the no-break spaces of
 // French typography once, when this file loads: U+00A0 inside « » and before ":",
@@ -71,7 +73,7 @@
     "never fetched in full). Later sentences reuse what is loaded."]:
       "Appuyez sur Entrée pour exécuter {model} dans votre navigateur ; rien de ce que vous tapez n'en " +
       "sort. La première phrase télécharge {once} une fois pour toutes (les {layers} couches et le " +
-      "vocabulaire), plus {kb}\u00a0ko d'embeddings de mots pour chaque nouveau bloc de {rows} entrées " +
+      "vocabulaire), plus {kb}\u00a0ko de plongements de mots pour chaque nouveau bloc de {rows} entrées " +
       "du vocabulaire qu'utilisent vos mots (la table entière fait {table} et n'est jamais téléchargée " +
       "en entier). Les phrases suivantes réutilisent ce qui est déjà chargé.",
     "The box is empty: type a sentence, then press Enter.":
@@ -86,8 +88,8 @@
     "Starting the model…": "Démarrage du modèle…",
     ["Nothing to read: every character of this sentence is one the tokenizer drops (control, " +
     "formatting or unassigned characters). Type some words."]:
-      "Rien à lire : chaque caractère de cette phrase est de ceux que le tokeniseur écarte (caractères " +
-      "de contrôle, de mise en forme ou non attribués). Tapez des mots.",
+      "Rien à lire : tous les caractères de cette phrase sont de ceux que le tokeniseur écarte " +
+      "(caractères de contrôle, de mise en forme ou non attribués). Tapez des mots.",
     "The first word of this sentence is longer than the model can read at once.":
       "Le premier mot de cette phrase est plus long que ce que le modèle peut lire en une fois.",
     "The model's files could not be fetched ({error}). Check the connection and press Enter again.":
@@ -99,13 +101,14 @@
     "No word of this sentence gets a row: it is all punctuation.":
       "Aucun mot de cette phrase n'a de ligne : elle n'est faite que de ponctuation.",
     "{model}, lens {lens}: not measured on this sentence (a sample of the corpus: every {every}th sentence).":
-      "{model}, lentille {lens} : non mesuré sur cette phrase (un échantillon du corpus : une phrase sur {every}).",
+      "{model}, lentille {lens} : pas de mesure sur cette phrase (la mesure porte sur un échantillon du " +
+      "corpus : une phrase sur {every}).",
     ["{model}, lens {lens}: on {over} of {rows} rows [CLS] and [SEP] bring more than {threshold} of what " +
     "the head brings to the word (the warning); the median row loses {sink} of its weight to them, and " +
     "{punct} to punctuation."]:
-      "{model}, lentille {lens} : sur {over} {over|ligne|lignes} sur {rows}, [CLS] et [SEP] apportent plus de " +
-      "{threshold} de ce que la tête apporte au mot (l'avertissement) ; la ligne médiane leur cède " +
-      "{sink} de son poids, et {punct} à la ponctuation.",
+      "{model}, lentille {lens} : {over} {over|ligne|lignes} sur {rows} {over|porte|portent} l'avertissement " +
+      "([CLS] et [SEP] y apportent plus de {threshold} de ce que la tête apporte au mot) ; la ligne " +
+      "médiane leur cède {sink} de son poids, et {punct} à la ponctuation.",
     ["{model}, lens {lens}: Part 9 found no reading fit to warn on this model (its verdict on the word " +
     "truth: {verdict}), so no row is flagged; the median row loses {sink} of its weight to [CLS] and [SEP], " +
     "and {punct} to punctuation."]:
@@ -123,18 +126,18 @@
       " {n} {n|ligne n'est pas mesurée|lignes ne sont pas mesurées} sous {lens} sur la couche de cette tête.",
     "{model} cannot run in the browser on this site; choose another model to see a sentence of your own.":
       "{model} ne peut pas tourner dans le navigateur sur ce site ; choisissez un autre modèle pour voir " +
-      "une phrase à vous.",
+      "une phrase de votre choix.",
     ["This address shows a sentence of its own: {sentence}. To see its rows, run {model} in your browser " +
     "(it downloads about {size} once)."]:
-      "Cette adresse montre une phrase qui lui est propre : {sentence}. Pour en voir les lignes, exécutez " +
-      "{model} dans votre navigateur (il télécharge environ {size}, une fois pour toutes).",
+      "Cette adresse contient une phrase hors corpus : {sentence}. Pour en voir les lignes, exécutez " +
+      "{model} dans votre navigateur (cela télécharge environ {size}, une fois pour toutes).",
     "This address shows a sentence of its own: {sentence}. To see its rows, run {model} in your browser.":
-      "Cette adresse montre une phrase qui lui est propre : {sentence}. Pour en voir les lignes, exécutez " +
+      "Cette adresse contient une phrase hors corpus : {sentence}. Pour en voir les lignes, exécutez " +
       "{model} dans votre navigateur.",
     "Run the model on it": "Exécuter le modèle sur cette phrase",
     "{fix} is measured when the site is built, on the corpus's sentences only: your sentence is shown under α.":
       "{fix} est mesuré à la construction du site, sur les seules phrases du corpus : votre phrase est " +
-      "montrée sous α.",
+      "affichée sous α.",
     ["Your sentence, run by {model} in your browser ({words} words, {tokens} tokens). The heads are the " +
     "rule's, applied here: the same rule as for the corpus, with the positional heads found on the corpus."]:
       "Votre phrase, traitée par {model} dans votre navigateur ({words} {words|mot|mots}, {tokens} tokens). " +
@@ -153,9 +156,11 @@
     "is read on its layer."]:
       "{fix} : {title}. Une lecture au niveau de la couche (toutes les têtes, connexion résiduelle " +
       "comprise), si bien que la colonne du mot lui-même est grande ; la part de puits la compte, comme " +
-      "enregistré. La colonne de tête nomme la tête qu'ouvre α : le correctif est lu sur sa couche.",
+      "le prévoit le préenregistrement. La colonne Tête indique la tête qu'ouvre α : le correctif est lu " +
+      "sur sa couche.",
     " Value zeroing is measured on every {every}th sentence of the corpus, and only on that layer.":
-      " Le value zeroing est mesuré sur une phrase du corpus sur {every}, et seulement sur cette couche.",
+      " Le value zeroing n'est mesuré que sur cette couche, et sur un échantillon du corpus : une phrase " +
+      "sur {every}.",
 
     // -- the table -------------------------------------------------------------------------
     "One row per word: where its attention goes": "Une ligne par mot : où va son attention",
@@ -212,20 +217,21 @@
     ["{sink} of this row went to [CLS] ({cls}) and [SEP] ({sep}), and {self} to {word} itself. The " +
     "displayed weights are the remaining {mass}, renormalized to sum to 100%."]:
       "{sink} de cette ligne va à [CLS] ({cls}) et à [SEP] ({sep}), et {self} à {word} lui-même. Les " +
-      "poids affichés sont les {mass} restants, renormalisés pour sommer à 100 %.",
+      "poids affichés sont les {mass} restants, renormalisés pour que la somme fasse 100 %.",
     "effect ": "effet ",
     [" Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring " +
     "{effect} of what the head brings to {word}. The warning reads this share: held to what the sink " +
     "does, it is the reading that is right when it warns ("]:
-      " Pondérés par la taille de ce que porte chaque token (‖α f(x)‖ sur cette tête), [CLS] et [SEP] " +
-      "apportent {effect} de ce que la tête apporte à {word}. L'avertissement lit cette part : confrontée " +
-      "à ce que fait le puits, c'est la lecture qui a raison quand elle avertit (",
+      " Chaque poids pondéré par la taille de ce que porte son token (‖α f(x)‖ sur cette tête), [CLS] et " +
+      "[SEP] apportent {effect} de ce que la tête apporte à {word}. L'avertissement se fonde sur cette " +
+      "part : confrontée à ce que fait le puits, c'est la lecture qui voit juste quand elle avertit (",
     [" Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring " +
     "{effect} of what the head brings to {word}. On this model no reading was found fit to warn (its " +
     "verdict on the word truth: {verdict}), so no row is flagged ("]:
-      " Pondérés par la taille de ce que porte chaque token (‖α f(x)‖ sur cette tête), [CLS] et [SEP] " +
-      "apportent {effect} de ce que la tête apporte à {word}. Sur ce modèle, aucune lecture n'a été jugée " +
-      "apte à avertir (son verdict sur la vérité du mot : {verdict}) ; aucune ligne n'est donc signalée (",
+      " Chaque poids pondéré par la taille de ce que porte son token (‖α f(x)‖ sur cette tête), [CLS] et " +
+      "[SEP] apportent {effect} de ce que la tête apporte à {word}. Sur ce modèle, aucune lecture n'a été " +
+      "jugée apte à avertir (son verdict sur la vérité du mot : {verdict}) ; aucune ligne n'est donc " +
+      "signalée (",
     "Part 9": "partie 9",
     ["{punct} of the full row went to punctuation ({marks}): counted apart from the sink, it stays in " +
     "the displayed row."]:
@@ -243,8 +249,8 @@
     "with {word} itself, and the sink share {sink} counts that column; among the other words only, the " +
     "sink has {other}."]:
       "Sous {fix}, c'est la ligne de la couche {layer}, toutes les têtes et la connexion résiduelle " +
-      "ensemble : {self} reste à {word} lui-même, et la part de puits de {sink} compte cette colonne ; " +
-      "parmi les autres mots seulement, le puits en a {other}.",
+      "ensemble : {self} reste à {word} lui-même, et la part de puits ({sink}) inclut cette colonne ; " +
+      "si l'on ne compte que les autres mots, le puits en reçoit {other}.",
     ["Ground truth (ablation, layer {layer}, head {head}): taking [CLS] and [SEP]'s part out of this " +
     "head's output moves {word}'s layer output by {sink} (1 − cos), taking the other tokens' part out " +
     "by {content}, and the whole head by {whole}: the sink carries {share} of what the head does to the " +
@@ -253,13 +259,13 @@
       "Vérité terrain (ablation, couche {layer}, tête {head}) : retirer la part de [CLS] et [SEP] de la " +
       "sortie de cette tête déplace la sortie de couche de {word} de {sink} (1 − cos), retirer la part " +
       "des autres tokens, de {content}, et la tête entière, de {whole} : le puits porte {share} de ce " +
-      "que la tête fait au mot (la ligne affichée lui en donne {row}). Une distance cosinus croît comme " +
-      "le carré d'un petit changement : cette part se tient donc plus loin de la moitié que ne le " +
-      "voudrait l'ampleur du changement.",
+      "que la tête fait au mot (la ligne affichée lui en attribue {row}). Une distance cosinus croît " +
+      "comme le carré d'un petit changement : cette part s'écarte donc davantage de la moitié que " +
+      "l'ampleur du changement ne le laisserait attendre.",
     ["Ground truth (ablation): measured on the heads the rule opens under α, ‖α v‖ and ‖α f(x)‖, not " +
     "on this one."]:
       "Vérité terrain (ablation) : mesurée sur les têtes que la règle ouvre sous α, ‖α v‖ et ‖α f(x)‖, " +
-      "non sur celle-ci.",
+      "et non sur celle-ci.",
     "{label} (itself)": "{label} (lui-même)",
     "{label} (punctuation)": "{label} (ponctuation)",
     "not shown": "masqué",
@@ -272,13 +278,13 @@
     ["[CLS] and [SEP]'s share of what this head brings to the word, each weight times the size of what " +
     "it carries (‖α f(x)‖ on this head): the warning reads this"]:
       "Part de [CLS] et [SEP] dans ce que cette tête apporte au mot, chaque poids multiplié par la " +
-      "taille de ce qu'il porte (‖α f(x)‖ sur cette tête) : c'est elle que lit l'avertissement",
+      "taille de ce qu'il porte (‖α f(x)‖ sur cette tête) : c'est sur elle que se fonde l'avertissement",
     "warning, sink effect ": "avertissement, effet du puits ",
     "sink effect ": "effet du puits ",
     ["Content mass {mass}: this row shows what is left after {sink} went to [CLS]/[SEP] and {self} to " +
     "{word} itself."]:
-      "Masse de contenu {mass} : cette ligne montre ce qui reste après le départ de {sink} vers " +
-      "[CLS]/[SEP] et de {self} vers {word} lui-même.",
+      "Masse de contenu {mass} : cette ligne montre ce qui reste une fois retirés les {sink} partis vers " +
+      "[CLS]/[SEP] et les {self} partis vers {word} lui-même.",
     "shade: share of the displayed row (square-root scale; numbers in %)":
       "teinte : part de la ligne affichée (échelle en racine carrée ; nombres en %)",
     "[CLS], [SEP]: dropped from the display; number = % of the full row":
@@ -311,12 +317,16 @@
 
     // -- charts.js ---------------------------------------------------------------------------
     "Chart failed to render: {error}": "Le graphique n'a pas pu être affiché : {error}",
+
+    // -- notebook.js: a code cell's copy button (mkdocs-jupyter's words) --------------------
+    "Copy to Clipboard": "Copier dans le presse-papiers",
+    "Copied!": "Copié !",
   };
 
   // Texts that come from the site's data (assets/instrument/index.json, written by model/:
-  // the lenses' and fixes' titles, a model's title), looked up by data(): a text the
-  // catalogue does not know stays as it is. A key with {placeholders} matches any text of
-  // its shape.
+  // the lenses' and fixes' titles, a model's title, a sentence's register), looked up by
+  // data(): a text the catalogue does not know stays as it is. A key with {placeholders}
+  // matches any text of its shape.
   const DATA_FR = {
     "attention weights α": "poids d'attention α",
     "each weight times the norm of the value vector": "chaque poids multiplié par la norme du vecteur de valeur",
@@ -335,6 +345,15 @@
       "value zeroing, Mohebbi et al. 2023 : de combien la sortie de couche du mot se déplace quand les " +
       "vecteurs de valeur d'un token sont mis à zéro (la couche de la tête d'α)",
     "{checkpoint} ({layers} layers × {heads} heads)": "{checkpoint} ({layers} couches × {heads} têtes)",
+    // The corpus's registers (docs/corpus.tsv's first column; index.json's sentences), as the
+    // French pages and tables name them (docs/locales/fr.yml). tests/js/i18n.test.js fails
+    // when a register of the corpus has no entry here.
+    "dialogue": "dialogue",
+    "fiction": "fiction",
+    "instructions": "instructions",
+    "lists": "listes",
+    "news": "actualités",
+    "technical": "technique",
   };
 
   /** French typography, on a template: no-break spaces where French sets them. */
@@ -349,6 +368,13 @@
   const typesetAll = (table) => Object.fromEntries(Object.entries(table).map(([k, v]) => [k, typeset(v)]));
   const CATALOGUES = { fr: typesetAll(FR) };
   const DATA = { fr: typesetAll(DATA_FR) };
+
+  // French typography of a number (livenumbers/formats.py's _TYPOGRAPHY): a minus is U+2212
+  // (Intl's French has the hyphen-minus), a power of ten "× 10" between no-break spaces,
+  // raised digits.
+  const minus = (text) => text.replace(/^-/, "\u2212");
+  const TIMES_TEN = "\u00a0×\u00a010";
+  const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
   const norm = (lang) => (/^fr/i.test(String(lang || "")) ? "fr" : "en");
   const has = (table, key) => table != null && Object.prototype.hasOwnProperty.call(table, key);
@@ -399,21 +425,30 @@
     function fixed(value, digits) {
       const text = Number(value).toFixed(digits);
       if (lang() === "en" || !/^-?\d+(\.\d+)?$/.test(text)) return text;
-      return new Intl.NumberFormat(lang(), { minimumFractionDigits: digits, maximumFractionDigits: digits })
-        .format(text);
+      return minus(new Intl.NumberFormat(lang(), { minimumFractionDigits: digits, maximumFractionDigits: digits })
+        .format(text));
+    }
+
+    // Scientific: English as toExponential prints it ("1.2e-5"); French as French writes it,
+    // the digits English prints: "1,2 × 10⁻⁵", "10⁻⁵" alone for a mantissa of 1 with no
+    // digits, the mantissa alone for 10⁰ (livenumbers/formats.py prints the same).
+    function scientific(value, digits) {
+      const text = Number(value).toExponential(digits);
+      const m = /^(-?\d+(?:\.\d+)?)e([+-]\d+)$/.exec(text);
+      if (lang() === "en" || !m) return text;
+      const [, mantissa, exponent] = m;
+      const power = String(Number(exponent)).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
+      const number = fixed(Number(mantissa), digits);
+      if (power === SUPERSCRIPT[0]) return number;
+      return mantissa === "1" ? `10${power}` : `${number}${TIMES_TEN}${power}`;
     }
 
     function num(value, options) {
       const o = options || {};
       if (o.digits != null) return fixed(value, o.digits);
-      if (o.exponent != null) {
-        const text = Number(value).toExponential(o.exponent);
-        if (lang() === "en") return text;
-        const [mantissa, exponent] = text.split("e");
-        return exponent === undefined ? text : `${fixed(Number(mantissa), o.exponent)}e${exponent}`;
-      }
+      if (o.exponent != null) return scientific(value, o.exponent);
       if (lang() === "en" || !Number.isFinite(Number(value))) return String(value);
-      return new Intl.NumberFormat(lang(), { maximumFractionDigits: 20 }).format(value);
+      return minus(new Intl.NumberFormat(lang(), { maximumFractionDigits: 20 }).format(value));
     }
 
     function pct(value, digits = 1) {

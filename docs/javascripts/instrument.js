@@ -178,8 +178,11 @@
       // The corpus picker: filter by text and register; the list shows what matches.
       this.filter = el("input", { type: "search", class: "instr-filter", autocomplete: "off",
         placeholder: t("a word of the sentence"), oninput: () => this.fillList() });
-      const registers = [...new Set(idx.sentences.map((s) => s.register).filter(Boolean))].sort();
-      this.registerSel = registers.length ? select([["", t("every register")], ...registers.map((r) => [r, r])],
+      // A register's value is the data's (the fragment, the filter); its name, the page's language's.
+      const registers = [...new Set(idx.sentences.map((s) => s.register).filter(Boolean))]
+        .map((r) => [r, registerName(r)])
+        .sort((a, b) => (I18N.lang === "en" ? (a[1] > b[1]) - (a[1] < b[1]) : a[1].localeCompare(b[1], I18N.lang)));
+      this.registerSel = registers.length ? select([["", t("every register")], ...registers],
         () => this.fillList(), { class: "instr-register" }) : null;
       this.list = el("select", { class: "instr-list",
         onchange: () => this.go({ sentence: Number(this.list.value), text: null }) });
@@ -240,7 +243,7 @@
         const text = s.text.toLowerCase();
         if (register && s.register !== register) return;
         if (!words.every((w) => text.includes(w))) return;
-        opts.push(el("option", { value: String(i), text: `${i}. ${s.text}${s.register ? ` (${s.register})` : ""}` }));
+        opts.push(el("option", { value: String(i), text: `${i}. ${s.text}${s.register ? ` (${registerName(s.register)})` : ""}` }));
       });
       this.list.replaceChildren(...opts);
       const n = this.index.sentences.length;
@@ -859,6 +862,9 @@
       setTimeout(() => { this.status.textContent = text; }, 50);
     }
   }
+
+  // A corpus register ("news") by its name in the page's language (i18n.js's DATA_FR).
+  const registerName = (register) => I18N.data(register);
 
   // Whether the page shows a fix (a comparison lens of part 8).
   function s_fix(instrument) { return instrument.fixes.has(instrument.state.lens); }

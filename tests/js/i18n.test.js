@@ -14,7 +14,7 @@ const fr = i18n.forLang("fr");
 
 const JS = path.join(__dirname, "..", "..", "docs", "javascripts");
 // The scripts whose reader-visible text goes through t().
-const SCRIPTS = ["instrument.js", "charts.js", "a11y.js", "print.js",
+const SCRIPTS = ["instrument.js", "charts.js", "a11y.js", "print.js", "notebook.js",
   ...fs.readdirSync(path.join(JS, "instrument")).filter((f) => f.endsWith(".js")).map((f) => `instrument/${f}`)];
 
 // The English keys of every t("…") call in a script: `t(` or `liveI18n.t(`, whose first
@@ -67,6 +67,15 @@ test("English: numbers exactly as the scripts printed them", () => {
   assert.equal(en.num(12.3456, { digits: 1 }), "12.3");
   assert.equal(en.num(0.000321, { exponent: 1 }), (0.000321).toExponential(1));
   assert.equal(en.num(123456), "123456");
+  // byte for byte what toFixed, toExponential and String print, negatives and e-notation included
+  for (const x of [1.234e-5, 1e-5, -1.234e-5, 3.2, 12345, 0, -0.5, -0.012, 9.96e-5, 1e-10, -1234567.5, NaN]) {
+    for (const d of [0, 1, 2]) {
+      assert.equal(en.num(x, { exponent: d }), x.toExponential(d), `${x} exponent ${d}`);
+      assert.equal(en.num(x, { digits: d }), x.toFixed(d), `${x} digits ${d}`);
+      assert.equal(en.pct(x, d), `${(x * 100).toFixed(d)}%`, `${x} pct ${d}`);
+    }
+    assert.equal(en.num(x), String(x));
+  }
   assert.equal(en.data("attention weights α"), "attention weights α");
   assert.equal(en.data(undefined), undefined);
 });
@@ -125,13 +134,108 @@ test("French numbers: decimal comma, narrow no-break space before %", () => {
   assert.equal(fr.pct(0.5, 0), "50\u202f%");
   assert.equal(fr.pct(1), "100,0\u202f%");
   assert.equal(fr.num(12.3456, { digits: 1 }), "12,3");
-  assert.equal(fr.num(0.000321, { exponent: 1 }), "3,2e-4");
+  assert.equal(fr.num(0.000321, { exponent: 1 }), "3,2\u00a0×\u00a010⁻⁴");
   assert.equal(fr.num(123456), "123\u202f456");
   assert.equal(fr.t("{n} MB", { n: fr.num(23.45, { digits: 1 }) }), "23,4\u00a0Mo");
   // the same digits as English, where toFixed and a decimal rounding would differ
   for (const x of [0.0105, 0.00125, 0.2675, 0.99951]) {
     assert.equal(fr.pct(x).replace(",", ".").replace("\u202f%", "%"), en.pct(x), String(x));
   }
+});
+
+test("French scientific notation: « 1,2 × 10⁻⁵ », as the Python engine prints it", () => {
+  // livenumbers/formats.py: format_value(k, x, "sci:N", "fr"), the same digits as English
+  const cases = [
+    [1.234e-5, 1, "1,2\u00a0×\u00a010⁻⁵"],
+    [1e-5, 0, "10⁻⁵"],                       // a mantissa of exactly 1, no digits: the power alone
+    [1e-5, 1, "1,0\u00a0×\u00a010⁻⁵"],         // 1,0 is not 1: printed
+    [9.96e-5, 1, "1,0\u00a0×\u00a010⁻⁴"],      // rounded up into the next power
+    [9.6e-5, 0, "10⁻⁴"],
+    [-1.234e-5, 1, "\u22121,2\u00a0×\u00a010⁻⁵"],
+    [-1e-5, 0, "\u22121\u00a0×\u00a010⁻⁵"],
+    [3.2, 1, "3,2"],                          // 10⁰: the mantissa alone
+    [0, 1, "0,0"],
+    [12345, 2, "1,23\u00a0×\u00a010⁴"],
+    [1e-10, 0, "10⁻¹⁰"],
+    [4.1e-6, 1, "4,1\u00a0×\u00a010⁻⁶"],
+  ];
+  for (const [x, d, want] of cases) assert.equal(fr.num(x, { exponent: d }), want, `${x} exponent ${d}`);
+  assert.equal(fr.num(NaN, { exponent: 1 }), "NaN");
+  // no e-notation, no hyphen-minus, whatever the size
+  for (let e = -30; e <= 30; e++) {
+    for (const x of [1.5 * 10 ** e, -7.25 * 10 ** e]) {
+      const text = fr.num(x, { exponent: 1 });
+      assert.doesNotMatch(text, /[eE+-]/, `${x}: ${text}`);
+      assert.match(text, /^\u2212?\d,\d(\u00a0×\u00a010⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?$/, `${x}: ${text}`);
+    }
+  }
+});
+
+test("French negatives take the minus sign U+2212, in num and pct", () => {
+  assert.equal(fr.num(-0.5, { digits: 2 }), "\u22120,50");
+  assert.equal(fr.pct(-0.012), "\u22121,2\u202f%");
+  assert.equal(fr.pct(-0.00001), "\u22120,0\u202f%");           // as English prints "-0.0%"
+  assert.equal(fr.num(-0.001, { digits: 2 }), "\u22120,00");
+  assert.equal(fr.num(-1234567.5, { digits: 1 }), "\u22121\u202f234\u202f567,5");
+  assert.equal(fr.num(-3), "\u22123");
+  assert.equal(fr.num(-1234.5), "\u22121\u202f234,5");
+  assert.equal(fr.num(0.5, { digits: 2 }), "0,50");
+  for (const x of [-0.5, -0.012, -1e-7, -42, -1234.5678]) {
+    for (const text of [fr.num(x, { digits: 2 }), fr.num(x), fr.pct(x), fr.pct(x, 0), fr.num(x, { exponent: 1 })]) {
+      assert.ok(text.startsWith("\u2212") && !text.includes("-"), `${x}: ${text}`);
+    }
+  }
+});
+
+test("every register of the corpus has its French name", () => {
+  // docs/study.yml names the corpus (docs/corpus.tsv): register<TAB>sentence, a line each
+  const docs = path.join(__dirname, "..", "..", "docs");
+  const study = fs.readFileSync(path.join(docs, "study.yml"), "utf8");
+  const corpus = (/^corpus:\s*["']?([^"'\s#]+)/m.exec(study) || [null, "corpus.tsv"])[1];
+  const registers = new Set(fs.readFileSync(path.join(docs, corpus), "utf8").split("\n")
+    .filter((line) => line.trim()).map((line) => line.split("\t")[0].trim()));
+  assert.ok(registers.size >= 2, `only ${[...registers]} in ${corpus}: the scan is broken`);
+  const missing = [...registers].filter((r) => !Object.hasOwn(i18n.dataCatalogue, r));
+  assert.deepEqual(missing, [], `registers of docs/${corpus} with no French name in i18n.js's DATA_FR`);
+  // the name the French tables give it (docs/locales/fr.yml), where they give one
+  const locale = path.join(docs, "locales", "fr.yml");
+  const yml = fs.existsSync(locale) ? fs.readFileSync(locale, "utf8") : "";
+  for (const r of registers) {
+    const m = new RegExp(`^'?${r}'?:\\s*(.+)$`, "m").exec(yml);
+    if (m) assert.equal(fr.data(r), m[1].trim().replace(/^'(.*)'$/, "$1"), `register ${r}`);
+  }
+  assert.equal(fr.data("news"), "actualités");
+  assert.equal(fr.data("technical"), "technique");
+  assert.equal(fr.data("lists"), "listes");
+  assert.equal(en.data("news"), "news");
+});
+
+test("French: the summary's count reads naturally for any counts", () => {
+  const key = "{model}, lens {lens}: on {over} of {rows} rows [CLS] and [SEP] bring more than {threshold} of what " +
+    "the head brings to the word (the warning); the median row loses {sink} of its weight to them, and " +
+    "{punct} to punctuation.";
+  const say = (over, rows) => fr.t(key, { model: "m", lens: "α", over, rows, threshold: "50\u202f%", sink: "s", punct: "p" });
+  assert.equal(say(0, 6), "m, lentille α\u00a0: 0 ligne sur 6 porte l'avertissement ([CLS] et [SEP] y apportent plus " +
+    "de 50\u202f% de ce que la tête apporte au mot)\u202f; la ligne médiane leur cède s de son poids, et p à la ponctuation.");
+  assert.match(say(1, 6), /lentille α\u00a0: 1 ligne sur 6 porte l'avertissement \(\[CLS\] et \[SEP\] y apportent plus de 50\u202f%/);
+  assert.match(say(3, 17), /: 3 lignes sur 17 portent l'avertissement \(/);
+  assert.match(say(1, 1), /: 1 ligne sur 1 porte l'avertissement \(/);
+  for (const [over, rows] of [[0, 6], [1, 6], [3, 17], [1, 1]]) assert.doesNotMatch(say(over, rows), /sur \d+ lignes? sur/);
+});
+
+test("French: none of the calques a reader flagged", () => {
+  const all = [...Object.values(i18n.catalogue), ...Object.values(i18n.dataCatalogue)].join("\n");
+  for (const [bad, why] of [
+    [/sur \{\w+\} \{\w+\|ligne\|lignes\} sur/, "« sur 1 ligne sur 6 »"],
+    [/après le départ de/, "« après le départ de … vers »"],
+    [/embeddings?/i, "the site's term is « plongement »"],
+    [/visionneuse/i, "« visualiseur »"],
+    [/(?<!\p{L})enregistré/u, "registered before it was measured: « préenregistré »"],
+    [/pour sommer/, "« pour que la somme fasse 100 % »"],
+    [/qui lui est propre/, "« une phrase qui lui est propre »"],
+    [/une phrase à vous/, "« une phrase de votre choix »"],
+    [/lit (cette|l') ?part|que lit l'avertissement/, "the warning « se fonde sur » a share"],
+  ]) assert.doesNotMatch(all, bad, why);
 });
 
 test("every French entry keeps its English key's placeholders", () => {
