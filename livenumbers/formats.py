@@ -144,10 +144,11 @@ def format_value(key: str, value: Any, fmt: str, language: str = "en") -> str:
 
 # What Babel has no pattern for: yes and no, ordinals, and a unit's typography. French
 # sets % off by a narrow no-break space (U+202F, Babel's CLDR data has U+00A0), writes
-# percentage points as "points" after a no-break space, a minus as U+2212 (CLDR's fr has the
+# percentage points as "points" after a no-break space ("point" below 2), a minus as U+2212
+# (never on a zero: "−0,00" reads as a number below zero) (CLDR's fr has the
 # hyphen-minus) and scientific notation as "1,3 × 10⁻⁸"; "×" stays against its number, as in
 # "0,63×".
-_WORDS = {"fr": {"yes": "oui", "no": "non", "pp": "\u00a0points", "about": "environ"}}
+_WORDS = {"fr": {"yes": "oui", "no": "non", "pp": "\u00a0points", "pp below 2": "\u00a0point", "about": "environ"}}
 # "10⁻⁴" alone for a mantissa of 1, the mantissa alone for a power of 10⁰.
 _TYPOGRAPHY = {"fr": {"minus": "\u2212", "times ten": "\u00a0×\u00a010"}}
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -180,6 +181,7 @@ def _localized(value: Any, kind: str, digits: int, language: str) -> str:
         fraction = "." + "0" * digits if digits else ""
         scaled = value * 100 if kind in ("pct", "pp") else value
         exact = Decimal(f"{scaled:.{digits}f}")
+        exact = abs(exact) if exact == 0 and typography else exact   # no "−0,0"
         if kind == "pct":
             # The language's own pattern ("#,##0 %"), with `digits` decimals after its last digit.
             pattern = babel.Locale.parse(language).percent_formats[None].pattern
@@ -187,7 +189,8 @@ def _localized(value: Any, kind: str, digits: int, language: str) -> str:
             text = text.replace("\u00a0%", "\u202f%") if language == "fr" else text
         else:
             text = babel.format_decimal(exact, format="#,##0" + fraction, locale=language)
-            text += words.get(kind, {"pp": " pp", "ratio": "×"}.get(kind, ""))
+            unit = "pp below 2" if kind == "pp" and abs(exact) < 2 and "pp below 2" in words else kind
+            text += words.get(unit, {"pp": " pp", "ratio": "×"}.get(kind, ""))
     return typography["minus"] + text[1:] if text.startswith("-") and "minus" in typography else text
 
 

@@ -20,7 +20,7 @@ def md_table(header: list[str], rows: list[list[str]], summary: str | None = Non
     return table
 
 
-_UNITS = ("\u202f%", "%", "×", " pp", "\u00a0points")   # as livenumbers/formats.py prints them, in any language
+_UNITS = ("\u202f%", "%", "×", " pp", "\u00a0points", "\u00a0point")   # as livenumbers/formats.py prints them
 
 
 def span(lo: str, hi: str, to: str = "to") -> str:
@@ -30,7 +30,8 @@ def span(lo: str, hi: str, to: str = "to") -> str:
     A bound marked for translation (livenumbers/i18n.py) keeps its mark."""
     bare_lo, bare_hi = unmark(lo), unmark(hi)
     unit = next((u for u in _UNITS if bare_hi.endswith(u)), "")
-    if unit:
-        lo = lo[:-len(unit) - 1] + CLOSE if lo.endswith(unit + CLOSE) else lo.removesuffix(unit)
+    own = next((u for u in _UNITS if bare_lo.endswith(u)), "")   # "0,5 point" before "3,0 points"
+    if unit and own:
+        lo = lo[:-len(own) - 1] + CLOSE if lo.endswith(own + CLOSE) else lo.removesuffix(own)
     negative = bare_lo.startswith(("-", "\u2212")) or bare_hi.startswith(("-", "\u2212"))
     return f"{lo}{f' {to} ' if negative else '–'}{hi}"

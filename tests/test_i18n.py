@@ -28,6 +28,8 @@ NNBSP, NBSP, MINUS = "\u202f", "\u00a0", "\u2212"
     (1.0, "pct:0", "100%", f"100{NNBSP}%"),
     (23341, "int", "23341", f"23{NNBSP}341"),
     (-0.031, "pp:1", "-3.1 pp", f"{MINUS}3,1{NBSP}points"),
+    (-0.003, "pp:1", "-0.3 pp", f"{MINUS}0,3{NBSP}point"),   # singular below 2
+    (-0.0001, "fixed:2", "-0.00", "0,00"),                    # no minus on a zero
     (2.345, "ratio:2", "2.35×", "2,35×"),
     (-0.5, "fixed:2", "-0.50", f"{MINUS}0,50"),
     (-0.012, "pct:1", "-1.2%", f"{MINUS}1,2{NNBSP}%"),
@@ -51,6 +53,7 @@ def test_a_range_writes_its_unit_once_in_either_language():
     assert span(f"23,3{NNBSP}%", f"29,2{NNBSP}%") == f"23,3–29,2{NNBSP}%"
     assert span(f"-24.4 pp", f"-19.2 pp") == "-24.4 to -19.2 pp"
     assert span(f"{MINUS}24,4{NBSP}points", f"{MINUS}19,2{NBSP}points", to="à") == f"{MINUS}24,4 à {MINUS}19,2{NBSP}points"
+    assert span(f"0,5{NBSP}point", f"3,0{NBSP}points") == f"0,5–3,0{NBSP}points"
     marked = f"{i18n.OPEN}23,3{NNBSP}%{i18n.CLOSE}"   # a table's bound, marked for translation
     assert i18n.unmark(span(marked, f"{i18n.OPEN}29,2{NNBSP}%{i18n.CLOSE}")) == f"23,3–29,2{NNBSP}%"
 
