@@ -419,6 +419,9 @@ def load(path: str | Path) -> Study:
     unknown = sorted(set(runtime_models) - set(keys))
     if unknown:
         raise StudyError(f"{path}: runtime models {unknown} are not among the model keys {keys}")
+    unknown = sorted(set(calibration.replication.models if calibration and calibration.replication else ()) - set(keys))
+    if unknown:   # after the models' own checks: an error names the first thing wrong
+        raise StudyError(f"{path}: replication models {unknown} are not among the model keys {keys}")
     for name, every in (("value_zeroing_every", zeroing_every), ("ablation_every", ablation_every)):
         if set(every) - set(keys) or any(n < 1 for n in every.values()):
             raise StudyError(f"{path}: {name} needs model keys among {keys} and whole numbers >= 1")
@@ -452,19 +455,16 @@ def _calibration(path: Path, raw: dict) -> Calibration:
                       float(c["adopt"]["precision_lo"]), float(c["adopt"]["recall_lo"]), corpus,
                       tuple(sentences), tuple(registers), int(conf["min_words"]), int(conf["every"]),
                       min_truth_rows=int(c.get("min_truth_rows", 0)),
-                      replication=_replication(path, raw["replication"], {str(m["key"]) for m in raw["models"]})
-                      if raw.get("replication") else None)
+                      replication=_replication(path, raw["replication"]) if raw.get("replication") else None)
     if cal.primary not in ("layer", "word", "sentence"):
         raise StudyError(f"{path}: calibration primary {cal.primary!r} is not one of layer, word, sentence")
     return cal
 
 
-def _replication(path: Path, r: dict, known: set[str]) -> Replication:
+def _replication(path: Path, r: dict) -> Replication:
     corpus = path.parent / r["corpus"]
     sentences, registers = read_corpus(corpus)
     models = tuple(str(m) for m in r.get("models") or ())
-    if not set(models) <= known:
-        raise StudyError(f"{path}: replication models {sorted(set(models) - known)} are not among the model keys {sorted(known)}")
     return Replication(corpus, tuple(sentences), tuple(registers), int(r["min_words"]), int(r["every"]),
                        int(r.get("offset", 0)), models, int(r.get("downstream_every", 1)), dict(r.get("power") or {}))
 

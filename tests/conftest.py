@@ -441,7 +441,13 @@ def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: 
     if models is not None:
         from model.study import with_models
 
-        study = with_models(study, models)
+        fewer = with_models(study, models)
+        for block in ("calibration", "replication"):   # registered: a study that changes them says why
+            if fewer.get(block) != study.get(block):
+                fewer.setdefault("amendments", {}).setdefault(block, []).append(
+                    {"date": "2026-12-04", "reason": "A test's study: fewer models.",
+                     "changes": f"models other than {', '.join(str(m['key']) for m in models)} left out"})
+        study = fewer
     (docs / "study.yml").write_text(yaml.safe_dump(study, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 

@@ -267,7 +267,7 @@ def test_small_study_calibration(small_measured, small_study):
     assert held_out["n_downstream_sentences"] == len(expected)
     assert held_out["truths"]["layer"]["value_zeroing"].n_rows > 0
     assert cal["sets"]["confirmation"]["truths"]["layer"]["value_zeroing"].n_rows == 0 and not cal["fit"]["value_zeroing"]
-    assert cal["verdict"]["value_zeroing"] == "undetermined"   # no row of the confirmation corpus: nothing to pass
+    assert cal["verdict"]["value_zeroing"] == "not measured"   # no row of the confirmation corpus: nothing to judge
     assert cal["stop_rule"]["alpha"]["n_rows"] == len(a.sentence)
     assert set(cal["fit"]) - {"margins"} == set(held_out["truths"]["word"]) == set(calibration.ON_ALPHAS_HEAD)
     assert set(cal["fit_layer"]) - {"margins"} == set(held_out["truths"]["layer"])

@@ -70,14 +70,17 @@ def recomputed(results: dict):
                     if len(keep) > 2 and np.ptp(xs) > 0 and np.ptp(ys) > 0:
                         yield f"{key}.spearman", float(sps.spearmanr(xs, ys).statistic)
         # The verdicts (method page): fit if both lower bounds clear the bars on corpus.tsv's held-out
-        # half and on the confirmation corpus; undetermined with too few rows above half on either.
+        # half and on the confirmation corpus; undetermined with too few rows above half on either;
+        # not measured with no row on either (value zeroing's confirmation rows: its sample skips them).
         primary = settings["primary"]
         for reading, score in cal["sets"]["corpus"]["truths"][primary].items():
             other = cal["sets"]["confirmation"]["truths"][primary][reading]
             passes = lambda s: (s["precision_lo"] is not None and s["recall_lo"] is not None
                                 and s["precision_lo"] >= settings["precision_lo"] and s["recall_lo"] >= settings["recall_lo"])
             few = min(score["n_truth_above"], other["n_truth_above"]) < settings["min_truth_rows"]
-            yield f"{model}.cal.verdict.{reading}", "undetermined" if few else "fit" if passes(score) and passes(other) else "not fit"
+            yield f"{model}.cal.verdict.{reading}", ("not measured" if not (score["n_rows"] and other["n_rows"])
+                                                     else "undetermined" if few
+                                                     else "fit" if passes(score) and passes(other) else "not fit")
 
 
 @pytest.fixture(scope="module")

@@ -36,8 +36,8 @@ def test_the_length_histogram_of_a_corpus_of_short_sentences_has_no_backward_bin
 
 def test_provenance_names_everything_a_number_depends_on(study):
     p = results_mod.provenance(study)
-    assert set(p) == {"study_sha256", "corpus_sha256", "flip_pairs_sha256", "confirmation_sha256", "code_version",
-                      "libraries", "models"}
+    assert set(p) == {"study_sha256", "corpus_sha256", "flip_pairs_sha256", "confirmation_sha256", "replication_sha256",
+                      "code_version", "libraries", "models"}
     assert set(p["libraries"]) == set(results_mod.LIBRARIES) | {"python"}
     assert {k: m["name"] for k, m in p["models"].items()} == {m.key: m.name for m in study.models}
     assert all(len(m["sha256"]) == 64 for m in p["models"].values())
@@ -56,6 +56,14 @@ def test_provenance_follows_the_study_files(tmp_path, study):
         != results_mod.provenance(study)["flip_pairs_sha256"]
     assert results_mod.provenance(dataclasses.replace(study, null_pairs=study.null_pairs[1:]))["flip_pairs_sha256"] \
         != results_mod.provenance(study)["flip_pairs_sha256"]
+    rep = study.calibration.replication   # Part 9's replication corpus: its bytes, wherever it is
+    shutil.copy(rep.path, tmp_path / rep.path.name)
+    elsewhere = dataclasses.replace(study, calibration=dataclasses.replace(
+        study.calibration, replication=dataclasses.replace(rep, path=tmp_path / rep.path.name)))
+    assert results_mod.provenance(elsewhere) == results_mod.provenance(study)
+    with (tmp_path / rep.path.name).open("a", encoding="utf-8") as fh:
+        fh.write("wordnet\tOne more sentence of six words.\n")
+    assert results_mod.provenance(elsewhere)["replication_sha256"] != results_mod.provenance(study)["replication_sha256"]
 
 
 def test_code_digest_follows_every_source_file(tmp_path):

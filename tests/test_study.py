@@ -195,7 +195,7 @@ def test_the_real_pairs_are_counterbalanced(study):
 def study_dir(tmp_path) -> Path:
     """A copy of docs/study.yml with the files it names."""
     raw = yaml.safe_load((ROOT / "docs" / "study.yml").read_text(encoding="utf-8"))
-    for name in ("study.yml", raw["corpus"], raw["flip_pairs"], raw["confirmation"]["corpus"]):
+    for name in ("study.yml", raw["corpus"], raw["flip_pairs"], raw["confirmation"]["corpus"], raw["replication"]["corpus"]):
         shutil.copy(ROOT / "docs" / name, tmp_path / name)
     return tmp_path
 
