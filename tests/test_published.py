@@ -36,8 +36,20 @@ def test_the_instrument_index_carries_the_definitions_the_script_must_not_repeat
     assert index["threshold"] == 0.5 and index["tie_tolerance"] == 1e-3 and index["tiny_mass"] == TINY_MASS
     assert [(x["key"], x["label"]) for x in index["lenses"]] == [(k, LENS_LABELS[k]) for k in LENSES]
     assert index["models"]["l3"] == {"name": "minilm-l3", "title": "minilm-l3 (3 layers × 12 heads)", "n_layers": 3,
-                                     "n_heads": 12, "positional": POSITIONAL, "runtime": None, "value_zeroing_every": None}
+                                     "n_heads": 12, "positional": POSITIONAL, "runtime": None, "value_zeroing_every": None,
+                                     "warning": {"verdict": None, "lens": None, "truth": None}}   # no Part 9 measured
     assert index["models"]["l6"]["runtime"] == "assets/runtime/l6/manifest.json"   # study.yml's runtime models
+
+
+def test_the_instruments_warning_follows_the_registered_verdict():
+    """The lens of the reading found fit (‖α f(x)‖ before ‖α v‖), the model's verdict, the truth."""
+    cal = {"primary": "word", "model_verdict": {"verdict": "fit"},
+           "verdict": {"alpha": "not fit", "value_norm_on_alpha": "fit", "output_norm_on_alpha": "fit"}}
+    assert published.warning({"calibration": cal}) == {"verdict": "fit", "lens": "output_norm", "truth": "word"}
+    cal["verdict"]["output_norm_on_alpha"] = "undetermined"
+    assert published.warning({"calibration": cal})["lens"] == "value_norm"
+    cal["verdict"] = {"alpha": "fit", "value_norm_on_alpha": "not fit", "output_norm_on_alpha": "not fit"}
+    assert published.warning({"calibration": cal | {"model_verdict": {"verdict": "not fit"}}})["lens"] is None   # α is no lens
 
 
 def test_site_files_point_into_the_cache(tmp_path):
