@@ -371,8 +371,8 @@
 
   // French typography of a number (livenumbers/formats.py's _TYPOGRAPHY): a minus is U+2212
   // (Intl's French has the hyphen-minus), a power of ten "× 10" between no-break spaces,
-  // raised digits.
-  const minus = (text) => text.replace(/^-/, "\u2212");
+  // raised digits. A zero has no minus ("0,00", not "−0,00": it reads as a number below zero).
+  const minus = (text) => text.replace(/^-/, /[1-9]/.test(text) ? "\u2212" : "");
   const TIMES_TEN = "\u00a0×\u00a010";
   const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
