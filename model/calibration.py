@@ -432,11 +432,18 @@ def _clean_t(e: Estimate) -> tuple:
 
 # -- the numerical floor ---------------------------------------------------------------------------
 
-def at_floor(cal: dict, floor: float) -> None:
-    """Count, per corpus, the rows of alpha's head whose sink and content layer effects are
-    both below `floor` (study.Calibration.floor_times the reference-oracle disagreement on
-    effects, Part 8's agreement, known once the oracle has run: checks.py calls this)."""
+def at_floor(cal: dict, disagreement: float, floor_times: float) -> None:
+    """Once the reference-oracle disagreement on effects is known (Part 8's agreement, after
+    the oracle has run: checks.py calls this): count, per corpus, the rows of alpha's head
+    whose sink and content layer effects are both below the floor (`floor_times` the
+    disagreement), and give the redistribution ratios their noise, the disagreement as
+    their rows amplify it (the printed digits must not follow another machine's rounding)."""
+    floor = floor_times * disagreement
     for st in cal["sets"].values():
+        for red in st.get("redistribution", {}).values():
+            if "conditioning" in red:
+                noise = disagreement * red.pop("conditioning")
+                red["margins"] = {name: (0.0, noise) for name in ("median", "median_lo", "median_hi")}
         if "floor_effects" not in st:   # counted already (checks run again on the same results)
             continue
         effects = np.asarray(st.pop("floor_effects"))
@@ -547,13 +554,23 @@ def _squared(linear: np.ndarray, sink_cos: np.ndarray, content_cos: np.ndarray, 
 
 
 def _median_ratio(effects: list[np.ndarray], sentence: list[int], rs_like: Resampler) -> dict:
-    """The median of redistributed / head removed over rows, with its interval."""
+    """The median of redistributed / head removed over rows, with its interval, and how much
+    the rows that decide them amplify an error in the effects (`conditioning`, read by
+    `at_floor` once that error is known)."""
     if not effects:
         return {"median": None, "median_lo": None, "median_hi": None, "n_rows": 0}
     e = np.stack(effects)
-    ratio = np.where(e[:, gt.HEAD_OUT] > 0, e[:, gt.REDISTRIBUTED] / np.where(e[:, gt.HEAD_OUT] > 0, e[:, gt.HEAD_OUT], 1), 0.0)
+    removed, redistributed = e[:, gt.HEAD_OUT], e[:, gt.REDISTRIBUTED]
+    ratio = np.where(removed > 0, redistributed / np.where(removed > 0, removed, 1), 0.0)
     unit, rs = rs_like.over(np.array(sentence))
-    return {**_clean(rs.median_of(ratio, unit).fields("median")), "n_rows": int(len(ratio))}
+    est = rs.median_of(ratio, unit)
+    # An error d in either effect moves a row's ratio by up to d (1 + |ratio|) / removed: a
+    # ratio of two small differences moves far more than its value's rounding. The median and
+    # the interval's bounds are rows' ratios (or means of two) inside the interval.
+    amplify = np.where(removed > 0, (1 + np.abs(ratio)) / np.where(removed > 0, removed, 1), 0.0)
+    inside = (ratio >= est.lo) & (ratio <= est.hi)
+    return {**_clean(est.fields("median")), "n_rows": int(len(ratio)),
+            "conditioning": float(amplify[inside].max(initial=0.0))}
 
 
 @timing.stage("calibration")

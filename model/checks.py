@@ -90,8 +90,8 @@ def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int
         with timing.stage("oracle"):   # its last batch: timed with the others
             m.results.ground_truth.agreement = agreement()
         if m.results.calibration:   # Part 9's rows at the numerical floor, by this agreement
-            calibration.at_floor(m.results.calibration,
-                                 study.calibration.floor_times * m.results.ground_truth.agreement.max_abs_effect)
+            calibration.at_floor(m.results.calibration, m.results.ground_truth.agreement.max_abs_effect,
+                                 study.calibration.floor_times)
     else:
         o_acts = activations.from_oracle(ckpt, [t.ids for t in toks])
     o_corpus = corpus_rows(toks, o_acts)

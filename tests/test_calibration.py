@@ -200,10 +200,28 @@ def test_the_squared_slope_finds_a_square():
 
 def test_rows_at_the_numerical_floor():
     cal = {"sets": {"corpus": {"floor_effects": [1e-9, 5e-7, 3e-6]}, "confirmation": {"floor_effects": [2e-6]}}}
-    calibration.at_floor(cal, 1e-6)
+    calibration.at_floor(cal, 5e-7, 2.0)
     assert cal["sets"]["corpus"]["n_floor"] == 2 and cal["sets"]["confirmation"]["n_floor"] == 0
     assert cal["sets"]["corpus"]["floor"] == pytest.approx(1e-6)
     assert "floor_effects" not in cal["sets"]["corpus"]
+
+
+def test_a_redistribution_ratio_carries_the_noise_its_rows_amplify():
+    """redistributed / removed: an error d in the effects moves a row's ratio by up to
+    d (1 + ratio) / removed, so the smaller the removed effect, the larger the printed
+    figure's noise (the gate prints the lock's value within it on every machine)."""
+    def noise(removed: float) -> float:
+        effects = [np.array([0.0, 0.0, removed, removed * r]) for r in np.linspace(0.2, 0.4, 40)]
+        red = calibration._median_ratio(effects, list(range(40)), Resampler(40, 200, 0, 0.95))
+        cal = {"sets": {"corpus": {"redistribution": {"word": red}}}}
+        calibration.at_floor(cal, 1e-6, 2.0)
+        assert "conditioning" not in red and red["median"] == pytest.approx(0.3, abs=0.01)
+        (margin, hi), = {red["margins"][f] for f in ("median_lo", "median_hi")} | set()
+        assert margin == 0.0 and red["margins"]["median"][1] == hi   # below any floor: always printed within its noise
+        return hi
+
+    assert noise(0.01) == pytest.approx(1e-6 * (1 + 0.4) / 0.01, rel=0.05)
+    assert noise(1e-4) == pytest.approx(100 * noise(0.01))
 
 
 # -- the confirmation corpus -----------------------------------------------------------------------
