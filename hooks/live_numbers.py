@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mkdocs.plugins import CombinedEvent, event_priority
 
+from livenumbers import editions
 from livenumbers.config import LOCK_FILE, TRANSLATIONS, options
 from livenumbers.events import Events
 from livenumbers.references import REFERENCES_FILE
@@ -28,12 +29,9 @@ def _settings(config):
 EVENTS = Events(_settings)
 
 on_startup = EVENTS.on_startup
-on_config = EVENTS.on_config
 on_pre_build = EVENTS.on_pre_build
 on_page_markdown = EVENTS.on_page_markdown
 on_page_content = EVENTS.on_page_content
-on_post_page = EVENTS.on_post_page
-on_post_build = EVENTS.on_post_build
 on_serve = EVENTS.on_serve
 on_env = EVENTS.on_env
 
@@ -54,3 +52,11 @@ on_files = CombinedEvent(_on_files_early, _on_files_late)
 @event_priority(50)  # before mkdocs-jupyter's on_pre_page reads the executed copy
 def on_pre_page(page, config, files):
     return EVENTS.on_pre_page(page, config, files)
+
+
+# Each edition of the site (mkdocs-static-i18n) its own site to Material: its search index,
+# sitemap and 404 page in its folder (livenumbers/editions.py, with its own priorities).
+on_config = CombinedEvent(EVENTS.on_config, editions.on_config)
+on_post_page = CombinedEvent(EVENTS.on_post_page, editions.on_post_page)
+on_post_template = editions.on_post_template
+on_post_build = CombinedEvent(EVENTS.on_post_build, editions.on_post_build)

@@ -19,7 +19,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
-from . import config, gate
+from . import config, editions, gate
 from .events import Events
 from .references import REFERENCES_FILE
 
@@ -48,8 +48,14 @@ class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
     def on_startup(self, *, command, dirty):
         self.events.on_startup(command, dirty)
 
-    def on_config(self, config):
+    def _on_config(self, config):
         return self.events.on_config(config)
+
+    @event_priority(-110)   # after mkdocs-static-i18n's: each edition its own site (livenumbers/editions.py)
+    def _on_config_editions(self, config):
+        return editions.on_config(config)
+
+    on_config = CombinedEvent(_on_config, _on_config_editions)
 
     def on_pre_build(self, *, config):
         self.events.on_pre_build(config)
@@ -75,10 +81,19 @@ class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
         return self.events.on_page_content(html, page, config, files)
 
     def on_post_page(self, output, *, page, config):
-        return self.events.on_post_page(output, page, config)
+        return editions.on_post_page(self.events.on_post_page(output, page, config), page, config)
 
-    def on_post_build(self, *, config):
+    def on_post_template(self, output, *, template_name, config):
+        return editions.on_post_template(output, template_name, config)
+
+    def _on_post_build(self, *, config):
         self.events.on_post_build(config)
+
+    @event_priority(-110)   # after mkdocs-static-i18n's, which builds the other editions
+    def _on_post_build_editions(self, *, config):
+        editions.on_post_build(config)
+
+    on_post_build = CombinedEvent(_on_post_build, _on_post_build_editions)
 
     def on_serve(self, server, *, config, builder):
         return self.events.on_serve(server, config, builder)

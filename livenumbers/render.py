@@ -70,22 +70,35 @@ def executed_notebook(settings: gate.Settings, report: gate.Report, page: str) -
 
 
 NOTEBOOK_HOOK = "notebook_pages.py"   # in OUT, beside mkdocs.yml: livenumbers/notebook_pages.py
+EDITIONS_HOOK = "editions.py"         # in OUT, beside mkdocs.yml: livenumbers/editions.py
+
+
+def _plugin_names(raw: dict) -> set[str]:
+    return {p if isinstance(p, str) else next(iter(p)) for p in raw.get("plugins") or []}
 
 
 def _needs_notebook_hook(raw: dict) -> bool:
-    names = {p if isinstance(p, str) else next(iter(p)) for p in raw.get("plugins") or []}
-    return {"i18n", "mkdocs-jupyter"} <= names
+    return {"i18n", "mkdocs-jupyter"} <= _plugin_names(raw)
+
+
+def plain_hooks(raw: dict) -> list[str]:
+    """The engine's hooks that import only MkDocs, which a plain tree keeps (each copied
+    beside its mkdocs.yml from livenumbers/): with the i18n and Jupyter plugins both, the
+    notebook pages' (livenumbers/notebook_pages.py); with the i18n plugin, the editions'
+    own search indexes, sitemaps and 404 pages (livenumbers/editions.py)."""
+    return ([NOTEBOOK_HOOK] if _needs_notebook_hook(raw) else []) + \
+        ([EDITIONS_HOOK] if "i18n" in _plugin_names(raw) else [])
 
 
 def plain_config(raw: dict) -> str:
     """The project's mkdocs.yml (parsed by `config.read`) for a builder that runs no
-    engine (`config.without_engine`), as YAML; with the i18n and Jupyter plugins both, its
-    one hook keeps notebooks pages (livenumbers/notebook_pages.py)."""
+    engine (`config.without_engine`), as YAML, with the hooks of `plain_hooks`."""
     head = ("# Written by `render`: the project's mkdocs.yml without its live-numbers engine.\n"
             "# Every page's numbers, tables and charts are already in its Markdown.\n")
     plain = config.without_engine(raw)
-    if _needs_notebook_hook(raw):
-        plain = {**plain, "hooks": [NOTEBOOK_HOOK]}
+    hooks = plain_hooks(raw)
+    if hooks:
+        plain = {**plain, "hooks": hooks}
     return head + config.write(plain)
 
 
@@ -120,8 +133,9 @@ def _fill(tmp: Path, settings: gate.Settings, report: gate.Report, yml: str, con
     docs = tmp / settings.docs_dir.relative_to(config_file.parent.resolve())
     shutil.copytree(settings.docs_dir, docs, ignore=shutil.ignore_patterns("__pycache__", ".*"))
     (tmp / "mkdocs.yml").write_text(yml, encoding="utf-8")
-    if f"- {NOTEBOOK_HOOK}" in yml:
-        shutil.copyfile(Path(__file__).parent / "notebook_pages.py", tmp / NOTEBOOK_HOOK)
+    for hook in (NOTEBOOK_HOOK, EDITIONS_HOOK):
+        if f"- {hook}" in yml:
+            shutil.copyfile(Path(__file__).parent / hook, tmp / hook)
     for page, text in report.rendered.items():
         (docs / page).write_text(text, encoding="utf-8")
     for page in report.notebook_cells:

@@ -470,7 +470,7 @@ def _make_tiny(root: Path, session_cache: Path) -> None:
 
     for path in study.load(ROOT / "docs" / "study.yml").files:
         shutil.copy(path, docs / path.name)
-    for name in ("javascripts", "stylesheets"):
+    for name in ("javascripts", "stylesheets", "templates"):   # templates: the theme's overrides (custom_dir)
         shutil.copytree(ROOT / "docs" / name, docs / name)
     env = {"LIVE_NUMBERS_CACHE": str(session_cache)}
     accept = run(root, "model", "accept", env=env)

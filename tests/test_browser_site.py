@@ -137,7 +137,8 @@ def test_the_language_switcher_keeps_the_page_and_each_edition_its_language(page
     edition's home, and its instant navigation keeps the first page's <html lang>
     (docs/javascripts/editions.js mends both): the switch lands on the same page and
     section in the other language, by a full load, and lang follows the address through
-    instant navigation, a search result in the other edition included."""
+    instant navigation. Each edition searches its own pages (livenumbers/editions.py): a
+    French word finds nothing from an English page, and French pages from a French one."""
     serve_sitemap(page, site_url, built_site)
 
     def switch(lang: str, expect: str) -> None:
@@ -155,13 +156,44 @@ def test_the_language_switcher_keeps_the_page_and_each_edition_its_language(page
     page.wait_for_url(site_url + "fr/articles/norm-lens/")
     assert page.evaluate("window.__same_document") == "kept" and page.evaluate("document.documentElement.lang") == "fr"
     switch("en", "articles/norm-lens/")
+    assert search(page, "lentille") == []
+    page.keyboard.press("Escape")   # the search closed, the header's switcher in reach
+    switch("fr", "fr/articles/norm-lens/")
     page.evaluate("window.__same_document = 'kept'")
-    page.click(".md-search__input")
-    page.keyboard.type("lentille")
-    page.wait_for_selector(".md-search-result__link[href*='/fr/']")
-    page.click(".md-search-result__link[href*='/fr/'] >> nth=0")
+    found = search(page, "lentille")
+    assert found and all(href.startswith(site_url + "fr/") for href in found), found
+    page.click(".md-search-result__link >> nth=0")
     page.wait_for_url(site_url + "fr/**")
-    page.wait_for_function("document.documentElement.lang === 'fr'")
+    assert page.evaluate("window.__same_document") == "kept" and page.evaluate("document.documentElement.lang") == "fr"
+
+
+def search(page, query: str) -> list[str]:
+    """Material's search results (their addresses) for `query`, typed in the open page."""
+    page.click(".md-search__input")
+    page.fill(".md-search__input", "")
+    page.keyboard.type(query)
+    # Material's count of the results ("1 document trouvé", "No matching documents"), once searched.
+    page.wait_for_function("/\\d|No matching|Aucun/.test(document.querySelector('.md-search-result__meta').textContent)")
+    page.wait_for_timeout(300)
+    return page.eval_on_selector_all(".md-search-result__link", "els => els.map(e => e.href)")
+
+
+@pytest.mark.parametrize("edition, query, other", [("", "lens", "lentille"), ("fr/", "lentille", "harmful")])
+def test_each_edition_searches_its_own_pages(page, site_url, built_site, edition, query, other):
+    """A search from a page finds that edition's pages only: its own words, never the other
+    edition's (each loads its own index, /search/ or /fr/search/: livenumbers/editions.py).
+    The French search, looked at: SCREENSHOTS/search-fr.png."""
+    page.goto(site_url + edition + "articles/sink/")
+    page.wait_for_load_state("networkidle")
+    assert search(page, other) == [], f"{other!r} found from {edition or 'the English edition'}"
+    found = search(page, query)
+    assert found, f"{query!r}: nothing found"
+    mine = [h for h in found if h.startswith(site_url + edition) and (edition or not h.startswith(site_url + "fr/"))]
+    assert mine == found, f"{query!r} from {edition or '/'}: other edition's pages {sorted(set(found) - set(mine))[:5]}"
+    if edition:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "search-fr.png"))
+    assert page.console_errors == []
 
 
 def test_charts_survive_instant_navigation(page, site_url, built_site):

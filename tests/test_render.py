@@ -48,13 +48,14 @@ def assert_same_site(plain: Path, hooked: Path) -> None:
 # -- mkdocs.yml without hooks ---------------------------------------------------------------------
 
 def test_the_plain_config_has_no_hooks_and_no_hook_settings():
-    """None of the engine's: its one hook keeps notebooks pages under the i18n plugin
-    (livenumbers/notebook_pages.py, which imports only MkDocs)."""
+    """None of the engine's but two that import only MkDocs: under the i18n plugin, one
+    keeps notebooks pages (livenumbers/notebook_pages.py), one gives each edition its own
+    search index, sitemap and 404 page (livenumbers/editions.py, tests/test_editions.py)."""
     raw = config.read(ROOT / "mkdocs.yml")
     plain = render.plain_config(raw)
     assert plain.startswith("# Written by `render`")
     back = config.read_text(plain)
-    assert back["hooks"] == [render.NOTEBOOK_HOOK] and "live_numbers" not in back.get("extra", {})
+    assert back["hooks"] == [render.NOTEBOOK_HOOK, render.EDITIONS_HOOK] and "live_numbers" not in back.get("extra", {})
     assert "livenumbers" not in (ROOT / "livenumbers" / render.NOTEBOOK_HOOK).read_text(encoding="utf-8").split('"""')[2]
     assert back["validation"] == {**raw["validation"], "anchors": "ignore"}
     # Everything else as it was, the !ENV tag included (a YAML round trip: the same data).
@@ -172,11 +173,13 @@ def test_a_failing_gate_writes_nothing(project, tmp_path, damage):
 
 def test_check_site_fails_on_a_site_built_without_the_hooks(project, tiny_rendered):
     yml = project / "mkdocs.yml"
+    engine_yml = yml.read_text(encoding="utf-8")
     yml.write_text(render.plain_config(config.read(yml)), encoding="utf-8")
     # Not --strict: plain MkDocs would warn of the one live call it reads as a link; a builder
     # that ignores hooks says nothing at all (the Zensical test below).
     build = run(project, "mkdocs", "build", "--no-strict")
     assert build.returncode == 0, output(build)
+    yml.write_text(engine_yml, encoding="utf-8")   # the project as it is; its site as a plain builder made it
     proc = run(project, "model", "check", "--site", "site")
     assert proc.returncode == 1, output(proc)
     assert "live call(s) were published unrendered" in proc.stderr

@@ -1,0 +1,136 @@
+"""Each edition of a Material site built by mkdocs-static-i18n, a site of its own to Material.
+
+mkdocs-static-i18n builds the editions one after the other into one folder (English at /,
+French at /fr/). Material reads three files from its `base`, which MkDocs makes the site's
+root on every page: the search index, the sitemap (the pages instant navigation swaps in
+place) and, at a missing address, the 404 page. So a French page searched the one index the
+plugin merges from both editions, and the French build wrote its 404 page and sitemap over
+the English ones. Here, for every edition but the default one:
+
+- its pages' Material `base` (the page's `__config`) is the edition's folder, /fr/;
+- its search index is there (fr/search/search_index.json): the merged index is split after
+  the last edition is built, each entry addressed from its edition's folder, and each index
+  tokenized and stemmed for its edition's language (Material's own defaults for it);
+- its theme templates (the 404 page, the sitemap) are written into that folder, not over
+  the default edition's;
+- the headings' permalink title (toc's `permalink_title`) is the edition's, from the theme's
+  word for `toc.permalink` in its language (this site's theme: docs/templates/).
+
+It imports only MkDocs: the engine's build runs these handlers from its events, and `render`
+copies this file beside a plain tree's mkdocs.yml as a hook, so a builder that runs no
+engine publishes the same site. Without mkdocs-static-i18n or Material, it does nothing.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+
+from mkdocs.plugins import event_priority
+from mkdocs.utils import write_file
+
+log = logging.getLogger("mkdocs.plugins.live_numbers.editions")
+
+SEARCH_INDEX = os.path.join("search", "search_index.json")
+_CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
+
+# Per edition, what its own search index says (lunr's language, the separator, the
+# pipeline): read while the edition is built, written when the index is split.
+_search: dict[str, dict] = {}
+
+
+def _i18n(config):
+    """mkdocs-static-i18n, when it builds this Material site's editions; else None."""
+    plugin = config.plugins.get("i18n")
+    if plugin is None or config.theme.name != "material" or not hasattr(plugin, "current_language"):
+        return None
+    return plugin
+
+
+def _folders(plugin) -> dict[str, str]:
+    """Each built edition's folder in the site: {"en": "", "fr": "fr/"}."""
+    return {lang.locale: "" if lang.default else lang.link.strip("/") + "/"
+            for lang in plugin.config.languages if lang.build}
+
+
+def _folder(plugin) -> str:
+    """The folder of the edition being built ("" for the default one)."""
+    return _folders(plugin).get(plugin.current_language, "")
+
+
+def _word(config, key: str) -> str | None:
+    """The theme's word for `key` in the edition's language (as Material's search plugin
+    reads its defaults), or None if the theme has none."""
+    template = config.theme.get_env().get_template("partials/language.html", None, {"config": config})
+    word = str(template.module.t(key))
+    return None if word == key else word
+
+
+def _rebase(html: str, folder: str, where: str) -> str:
+    """Material's `base` in a page's `__config`, moved to its edition's folder."""
+    def move(m: re.Match) -> str:
+        base = json.loads(m.group(2))["base"]
+        old = '"base": ' + json.dumps(base)
+        if old not in m.group(2):
+            log.warning("%s: Material's __config holds no %s to move to the edition's folder", where, old)
+            return m.group(0)
+        new = '"base": ' + json.dumps(base.rstrip("/") + "/" + folder)
+        return m.group(1) + m.group(2).replace(old, new, 1) + m.group(3)
+
+    return _CONFIG.sub(move, html, count=1) if folder else html
+
+
+@event_priority(-110)   # after mkdocs-static-i18n's (-100), which sets the edition's theme language
+def on_config(config):
+    plugin = _i18n(config)
+    if plugin is None:
+        return config
+    _search[_folder(plugin)] = {
+        "lang": [_word(config, "search.config.lang") or "en"],
+        "separator": _word(config, "search.config.separator"),
+        "pipeline": [p for p in re.split(r"\s*,\s*", _word(config, "search.config.pipeline") or "") if p],
+    }
+    toc = config.mdx_configs.get("toc")
+    title = _word(config, "toc.permalink")
+    if toc is not None and title:
+        toc["permalink_title"] = title
+    return config
+
+
+def on_post_page(output: str, page, config) -> str:
+    plugin = _i18n(config)
+    return _rebase(output, _folder(plugin), page.file.src_uri) if plugin else output
+
+
+def on_post_template(output: str, template_name: str, config) -> str:
+    """A theme template (404.html, sitemap.xml) of an edition but the default one: written
+    into the edition's folder, and nothing over the default edition's (MkDocs writes no
+    template that renders empty)."""
+    plugin = _i18n(config)
+    folder = _folder(plugin) if plugin else ""
+    if not folder or template_name not in config.theme.static_templates:
+        return output
+    write_file(_rebase(output, folder, template_name).encode("utf-8"),
+               os.path.join(config.site_dir, folder, template_name))
+    return ""
+
+
+@event_priority(-110)   # after mkdocs-static-i18n's (-100), which builds the other editions and merges their indexes
+def on_post_build(config) -> None:
+    plugin = _i18n(config)
+    path = os.path.join(config.site_dir, SEARCH_INDEX)
+    if plugin is None or plugin.building or not os.path.isfile(path):
+        return   # an edition built inside the default one's build: the split waits for the last
+    with open(path, encoding="utf-8") as f:
+        merged = json.load(f)
+    folders = sorted(set(_folders(plugin).values()), key=len, reverse=True)   # "fr/" before ""
+    docs: dict[str, list] = {folder: [] for folder in folders}
+    for doc in merged["docs"]:
+        folder = next(f for f in folders if doc["location"].startswith(f))
+        docs[folder].append({**doc, "location": doc["location"][len(folder):]})
+    for folder in folders:
+        own = {k: v for k, v in _search.get(folder, {}).items() if v}
+        index = {"config": {**merged["config"], **own}, "docs": docs[folder]}
+        write_file(json.dumps(index, separators=(",", ":"), default=str).encode("utf-8"),
+                   os.path.join(config.site_dir, folder, SEARCH_INDEX))
