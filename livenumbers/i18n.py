@@ -202,9 +202,8 @@ def number_locale(lang: str) -> dict:
 def _legend_fields(node, out: set[str]) -> set[str]:
     """The fields a spec's legend and facet channels encode (in any layer or concatenation)."""
     if isinstance(node, dict):
-        encoding = node["encoding"] if isinstance(node.get("encoding"), dict) else {}
         for channel in _LEGEND_CHANNELS:
-            for part in (encoding.get(channel), node.get(channel) if channel in ("row", "column", "facet") else None):
+            for part in (_encoding(node).get(channel), node.get(channel) if channel in ("row", "column", "facet") else None):
                 if isinstance(part, dict) and isinstance(part.get("field"), str):
                     out.add(part["field"])
         for v in node.values():
@@ -215,6 +214,19 @@ def _legend_fields(node, out: set[str]) -> set[str]:
     return out
 
 
+def _encoding(node: dict) -> dict:
+    return node["encoding"] if isinstance(node.get("encoding"), dict) else {}
+
+
+def phrase_fields(spec: dict) -> set[str]:
+    """The fields whose values are English phrases a reader sees (translated row by row):
+    every legend's and facet's, and those a chart names in its `usermeta` (an axis's
+    categories: `.properties(usermeta={"phrases": ["set"]})`; a word of the corpus on an
+    axis stays as it is)."""
+    named = (spec.get("usermeta") or {}).get("phrases") or []
+    return _legend_fields(spec, set()) | set(named)
+
+
 def _titled(field):
     """A tooltip's field with the title a reader sees: its own, or the field's name."""
     return {"title": field["field"], **field} if isinstance(field, dict) and isinstance(field.get("field"), str) else field
@@ -223,9 +235,12 @@ def _titled(field):
 def localized_spec(spec: dict, lang: str, catalogue: Catalogue, problem) -> dict:
     """A chart's spec in `lang`: its titles and its legends' categories from the catalogue
     (a missing one is `problem`'s), its numbers in the language's format."""
+    asked: set[str] = set()
+
     def words(text: str) -> str:
         out, missing = catalogue.translate(text, lang)
-        if missing is not None:
+        if missing is not None and missing not in asked:   # once per chart, not once per row
+            asked.add(missing)
             problem(f"no {lang} translation of the chart text {missing!r} (add it to the catalogue, {lang}.yml)")
         return out
 
@@ -240,10 +255,25 @@ def localized_spec(spec: dict, lang: str, catalogue: Catalogue, problem) -> dict
             return words(node)
         return node
 
-    legends = _legend_fields(spec, set())
-    out = walk({k: v for k, v in spec.items() if k != "datasets"})
+    phrases = phrase_fields(spec)
+
+    def values(node):
+        """A channel of a translated field: the values it lists (its sort order, its scale's
+        domain) as its rows will hold them."""
+        if isinstance(node, dict) and node.get("field") in phrases:
+            listed = lambda v: [words(x) if isinstance(x, str) else x for x in v] if isinstance(v, list) else v
+            node = {**node, "sort": listed(node["sort"])} if "sort" in node else node
+            if isinstance(node.get("scale"), dict) and "domain" in node["scale"]:
+                node = {**node, "scale": {**node["scale"], "domain": listed(node["scale"]["domain"])}}
+        if isinstance(node, dict):
+            return {k: values(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [values(v) for v in node]
+        return node
+
+    out = values(walk({k: v for k, v in spec.items() if k != "datasets"}))
     if "datasets" in spec:
-        out["datasets"] = {name: [{f: words(v) if f in legends and isinstance(v, str) else v for f, v in row.items()}
+        out["datasets"] = {name: [{f: words(v) if f in phrases and isinstance(v, str) else v for f, v in row.items()}
                                   if isinstance(row, dict) else row for row in rows]
                            for name, rows in spec["datasets"].items()}
     out.setdefault("config", {})["locale"] = {"number": number_locale(lang)}

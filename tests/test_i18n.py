@@ -209,6 +209,24 @@ def test_a_charts_words_and_number_symbols_are_the_languages(tmp_path):
     assert i18n.number_locale("en")["minus"] == "-" and i18n.number_locale("en")["decimal"] == "."
 
 
+def test_an_axis_of_phrases_and_a_legends_domain_are_translated_as_their_rows():
+    """A chart's categories on an axis (named in its usermeta) are the language's, and a field's
+    listed values (its sort order, its scale's domain) follow its rows: a French legend listing
+    English categories would show them, and colour none of the French rows."""
+    cat = i18n.Catalogue.read(ROOT / "docs" / "locales", i18n.Languages(("en", "fr")))
+    spec = {"usermeta": {"phrases": ["set"]},
+            "datasets": {"d": [{"set": "null pairs", "test": "does not", "word": "cat"}]},
+            "encoding": {"y": {"field": "set", "type": "nominal", "sort": ["null pairs"]},
+                         "x": {"field": "word", "type": "nominal", "sort": ["cat"]},
+                         "color": {"field": "test", "type": "nominal", "scale": {"domain": ["does not"]}}}}
+    missing = []
+    out = i18n.localized_spec(spec, "fr", cat, missing.append)
+    assert missing == []
+    assert out["datasets"]["d"][0] == {"set": "paires nulles", "test": "ne passe pas", "word": "cat"}
+    assert out["encoding"]["y"]["sort"] == ["paires nulles"] and out["encoding"]["x"]["sort"] == ["cat"]
+    assert out["encoding"]["color"]["scale"]["domain"] == ["ne passe pas"]
+
+
 # -- a corpus change needs no translator -----------------------------------------------------------
 
 def test_the_french_words_of_tables_and_charts_outlive_a_corpus_change(session_results):

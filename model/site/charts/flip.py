@@ -147,7 +147,7 @@ def flip_sets(results: dict):
     names = dict.fromkeys(d["model"] for d in data)
     return alt.vconcat(*[alt.layer(half, bars.transform_filter(alt.datum.model == name),
                                    dots.transform_filter(alt.datum.model == name), title=name).properties(width=WIDTH, height=200)
-                         for name in names])
+                         for name in names]).properties(usermeta={"phrases": ["set"]})   # the axis's sets, translated
 
 
 def flip_sets_words(results: dict, num: Num) -> Words:

@@ -203,7 +203,7 @@ def sensitivity(results: dict):
     )
     bar = alt.Chart(dataset([{"x": results["stop_rule"]["max_rows_above"]}])).mark_rule(
         color="firebrick", strokeDash=[2, 2]).encode(x="x:Q")
-    return (bar + points).properties(width=WIDTH * 0.7, height=260)
+    return (bar + points).properties(width=WIDTH * 0.7, height=260, usermeta={"phrases": ["choice"]})   # the axis's choices, translated
 
 
 def sensitivity_words(results: dict, num: Num) -> Words:

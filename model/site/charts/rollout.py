@@ -83,7 +83,7 @@ def rollout_baselines(results: dict):
             tooltip=["guess:N", alt.Tooltip("share:Q", format=".1%"), *interval_tooltip(alt, ".1%")])
         whiskers = base.mark_rule(color="black").encode(x="lo:Q", x2="hi:Q", y=y)
         panels.append(alt.layer(bars, whiskers).properties(width=WIDTH * 0.7, height=150))
-    return alt.vconcat(*panels)
+    return alt.vconcat(*panels).properties(usermeta={"phrases": ["guess"]})   # the axis's guesses, translated
 
 
 def rollout_baselines_words(results: dict, num: Num) -> Words:

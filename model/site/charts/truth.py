@@ -113,7 +113,7 @@ def tracking_chart(results: dict):
         shape=alt.Shape("model:N", title="model"),
         tooltip=["model:N", "reading:N", alt.Tooltip("rho:Q", format=".2f", title="ρ"), *interval_tooltip(alt, ".2f")])
     zero = alt.Chart(dataset([{"x": 0.0}])).mark_rule(color="gray", strokeDash=[4, 4]).encode(x="x:Q")
-    return (zero + bars + dots).properties(width=WIDTH, height=300)
+    return (zero + bars + dots).properties(width=WIDTH, height=300, usermeta={"phrases": ["reading"]})   # the axis's readings, translated
 
 
 def tracking_chart_words(results: dict, num: Num) -> Words:
