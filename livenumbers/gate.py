@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cache, config, formats, i18n, lock, printed, registration, timing
+from . import cache, config, formats, i18n, lock, printed, progress, registration, timing
 from .buildinfo import BuildInfo
 from .config import LOCK_FILE, TRANSLATIONS
 from .markup import Citation, Claim, PageError, Problem, Renderer
@@ -76,7 +76,8 @@ def load_results(settings: Settings) -> tuple[dict, str]:
     key = results_key(settings)
     results = cache.load_json(settings.cache_dir, "results", key)
     if results is None or cache.read(settings.cache_dir, "files", key) is None:
-        results, files = settings.source.compute()
+        with progress.watching(f"computing the results of {settings.source.name}", settings.cache_dir):
+            results, files = settings.source.compute()
         bad = cache.unserialisable(results)
         if bad:
             raise config.ConfigError(f"the results of {settings.source.name} hold a value JSON cannot write at {bad}: "

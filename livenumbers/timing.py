@@ -10,6 +10,9 @@ a thread beside the main one (the Vega bundle, the notebook) are marked so: thei
 overlaps the build's. If the environment variable BUILD_TIMINGS names a file, the dict is
 written there as JSON when the process exits (only if a stage ran: a notebook kernel the
 build starts inherits the variable and times nothing).
+
+The same stages, and the loops counted through `counted`, are what a progress watch reports
+while a long computation runs (livenumbers/progress.py).
 """
 from __future__ import annotations
 
@@ -19,7 +22,9 @@ import json
 import os
 import threading
 import time
-from typing import Iterator
+from typing import Iterable, Iterator, TypeVar
+
+T = TypeVar("T")
 
 STAGES: dict[str, dict] = {}   # path -> {"seconds", "calls", "main_thread"}
 _open = threading.local()      # this thread's stack of open stage names
@@ -32,6 +37,7 @@ def stage(name: str) -> Iterator[None]:
     stack = _open.__dict__.setdefault("stack", [])
     stack.append(name)
     path = "/".join(stack)
+    _tell("entered", path)
     t0 = time.perf_counter()
     try:
         yield
@@ -43,6 +49,31 @@ def stage(name: str) -> Iterator[None]:
                                          "main_thread": threading.current_thread() is threading.main_thread()})
             s["seconds"] += seconds
             s["calls"] += 1
+        _tell("left", path, seconds)
+
+
+def current() -> str:
+    """The path of the stages open in this thread ("" outside any)."""
+    return "/".join(_open.__dict__.get("stack", []))
+
+
+def counted(items: Iterable[T], total: int) -> Iterator[T]:
+    """`items`, one by one, telling a progress watch (livenumbers/progress.py) how many of
+    `total` the innermost open stage has done: `for batch in counted(batches, len(batches))`."""
+    path = current()
+    _tell("counted", path, 0, total)
+    for done, item in enumerate(items, 1):
+        yield item
+        _tell("counted", path, done, total)
+
+
+# What is told of stages and counts (livenumbers/progress.py's watches), in any thread.
+_listeners: list = []
+
+
+def _tell(event: str, *args) -> None:
+    for listener in list(_listeners):
+        getattr(listener, event)(*args)
 
 
 @atexit.register

@@ -37,13 +37,15 @@ DEFAULT_STUDY = Path("docs/study.yml")
 
 
 def cmd_measure(args) -> int:
+    from livenumbers import progress
+
     from . import cluster, measure, results, study, weights
     from .corpus import read_corpus
 
     if args.results:
         with contextlib.closing(cluster.from_settings(args.workers, args.scheduler)) as runner:
-            print(f"measuring the study {runner.describe()}", file=sys.stderr)
-            out, _ = results.compute(args.study, runner=runner)
+            with progress.watching(f"measuring the study {runner.describe()}"):
+                out, _ = results.compute(args.study, runner=runner)
         results.write_json(args.results, out)
         return 0
     if args.sentences is None:

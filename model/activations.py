@@ -61,7 +61,7 @@ def from_reference(ckpt: Checkpoint, batch: list[list[int]], inputs=None) -> lis
     else:
         done = runner.map(forward, work)
     out: list[Activations | None] = [None] * len(batch)
-    for chunk, results in zip(chunks, done):
+    for chunk, results in zip(chunks, timing.counted(done, len(chunks))):
         for i, (acts, layer_inputs) in zip(chunk, results):
             if inputs is not None:
                 inputs.write(i, layer_inputs)

@@ -104,7 +104,7 @@ def measure(ckpt, corpus: Corpus, inputs, wanted: list[set[tuple[int, int, int]]
     else:
         done = runner.map(truths_of, tasks)
     out = Truths()
-    for part in done:
+    for part in timing.counted(done, -(-len(asked) // SENTENCES_PER_TASK)):
         for name in TRUTHS:
             getattr(out, name).update(getattr(part, name))
     return out

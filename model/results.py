@@ -126,7 +126,7 @@ def _compute(study: study_mod.Study, run_checks: bool) -> tuple[dict, dict[str, 
     with timing.stage("weights checked first"):
         for spec in order[1:]:
             load_weights(spec.name)
-    for spec in order:
+    for spec in timing.counted(order, len(order)):
         with timing.stage(f"model {spec.key}"):
             measured[spec.key] = _measure_one(spec, study, run_checks)
     models = {spec.key: measured[spec.key][0] for spec in study.models}

@@ -390,7 +390,7 @@ def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, abla
         if isinstance(runner, cluster.InProcess):
             out = [gt.empty(ask, L, len(tok.ids)) for ask, tok in zip(todo, corpus.toks)]
             with gt.one_thread():
-                for l in range(L):   # layer by layer: one layer's float64 weights at a time
+                for l in timing.counted(range(L), L):   # layer by layer: one layer's float64 weights at a time
                     w, w32 = gt.layer_weights(ckpt, l), gt.layer_weights(ckpt, l, np.float32)
                     for i, ask in enumerate(todo):
                         if l in gt.layers_needed(ask, L):
@@ -399,7 +399,8 @@ def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, abla
             batches = ([(ckpt.name, np.asarray(inputs.read(i)), corpus.acts[i].stored_alpha, todo[i])
                         for i in range(at, min(at + SENTENCES_PER_TASK, len(todo)))]
                        for at in range(0, len(todo), SENTENCES_PER_TASK))
-            out = [truth for part in runner.map(_sentences, batches) for truth in part]
+            n_batches = -(-len(todo) // SENTENCES_PER_TASK)
+            out = [truth for part in timing.counted(runner.map(_sentences, batches), n_batches) for truth in part]
         folded = [fold(truth, ask, wm) for truth, ask, wm in zip(out, todo, corpus.wms)]
         ratios = [bound_ratios(a.alpha, a.output_norm, wm) for a, wm in zip(corpus.acts, corpus.wms)]
     return TruthRun(todo, folded, ratios, ablation, zeroing)
