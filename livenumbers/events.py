@@ -90,6 +90,8 @@ class Events:
             self.settings = self._settings_for(config)
         except UserError as exc:
             raise PluginError(str(exc)) from exc
+        if self.settings.source.charts is not None:
+            published.chart_scripts(config.extra_javascript)
         if self.serve:
             config.extra_javascript.append(authoring.LISTING_SCRIPT)   # the key listing's script, serve only
         return config

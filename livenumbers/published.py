@@ -1,6 +1,7 @@
 """Files every write-up's site carries beside its pages: Vega, Vega-Lite and vega-embed
 (`assets/javascripts/vega-bundle.js`, shipped with the site: no CDN), built once per
-vl-convert version and kept in the cache; and what the source publishes (its results and
+vl-convert version and kept in the cache, and the engine's script that draws each chart
+with them (`assets/javascripts/live-charts.js`, from static/charts.js); and what the source publishes (its results and
 lock as downloads, the files computed with the results: `Source.published`).
 """
 from __future__ import annotations
@@ -13,6 +14,18 @@ from pathlib import Path
 from . import background, cache, timing
 
 VEGA_BUNDLE = "assets/javascripts/vega-bundle.js"
+CHARTS_SCRIPT = "assets/javascripts/live-charts.js"   # draws the charts: static/charts.js
+STATIC = Path(__file__).parent / "static"
+
+
+def chart_scripts(extra_javascript: list) -> None:
+    """Add to a site's `extra_javascript` the two scripts that draw its charts, the Vega
+    bundle and then the engine's drawing, unless the site lists them itself (in the order
+    its own scripts need: this site's i18n.js before the drawing, which calls it)."""
+    listed = {str(getattr(entry, "path", entry)) for entry in extra_javascript}
+    for script in (VEGA_BUNDLE, CHARTS_SCRIPT):
+        if script not in listed:
+            extra_javascript.append(script)
 
 
 def _vega_key() -> str:
@@ -41,7 +54,7 @@ def start_vega(cache_dir: Path) -> None:
 @timing.stage("publishing files")
 def site_files(settings, results: dict, results_key: str) -> dict[str, Path | str]:
     """Site path -> the file to copy there (a Path into the cache) or its content: the
-    source's files, and the Vega bundle if it has charts."""
+    source's files, and the Vega bundle and the drawing script if it has charts."""
     from .gate import files_dir
 
     source = settings.source
@@ -50,4 +63,5 @@ def site_files(settings, results: dict, results_key: str) -> dict[str, Path | st
     if source.charts is not None:
         background.wait("vega")
         files[VEGA_BUNDLE] = bundle_vega(settings.cache_dir) / VEGA_BUNDLE
+        files[CHARTS_SCRIPT] = STATIC / "charts.js"
     return files

@@ -90,15 +90,20 @@ def plain_hooks(raw: dict) -> list[str]:
         ([EDITIONS_HOOK] if "i18n" in _plugin_names(raw) else [])
 
 
-def plain_config(raw: dict) -> str:
+def plain_config(raw: dict, charts: bool = False) -> str:
     """The project's mkdocs.yml (parsed by `config.read`) for a builder that runs no
-    engine (`config.without_engine`), as YAML, with the hooks of `plain_hooks`."""
+    engine (`config.without_engine`), as YAML, with the hooks of `plain_hooks`; with
+    `charts` (the source has some), the scripts that draw them, as the plugin adds them."""
     head = ("# Written by `render`: the project's mkdocs.yml without its live-numbers engine.\n"
             "# Every page's numbers, tables and charts are already in its Markdown.\n")
     plain = config.without_engine(raw)
     hooks = plain_hooks(raw)
     if hooks:
         plain = {**plain, "hooks": hooks}
+    if charts:
+        scripts = list(plain.get("extra_javascript") or [])
+        published.chart_scripts(scripts)
+        plain = {**plain, "extra_javascript": scripts}
     return head + config.write(plain)
 
 
@@ -114,7 +119,7 @@ def write_tree(config_file: Path, out: Path, cache_dir: Path | None = None, sour
         raise RenderError(f"{out}: exists and was not written by `render`; "
                           "remove it or choose another folder")
     settings = project_settings(config_file, cache_dir, source)
-    yml = plain_config(config.read(config_file))
+    yml = plain_config(config.read(config_file), charts=settings.source.charts is not None)
     report = gate.run(settings)
     if not report.ok:
         raise RenderError("numbers gate failed; nothing written\n" + report.message(settings.lock))

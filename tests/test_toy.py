@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import serve
 from livenumbers import config, gate, lock, render
 from livenumbers.markup import PageError
 
@@ -61,6 +62,9 @@ def test_the_plugin_builds_the_toy_with_its_numbers_table_chart_and_claim(toy, t
     assert 'class="vega-chart" id="chart-bars"' in page and "Scores; apple leads with 12." in page   # the chart and its words
     assert (toy / "site" / "downloads" / "results.json").is_file()
     assert (toy / "site" / "assets" / "javascripts" / "vega-bundle.js").is_file()
+    # what draws the chart: the engine's own script, published and loaded by the page
+    assert (toy / "site" / "assets" / "javascripts" / "live-charts.js").is_file()
+    assert 'src="assets/javascripts/vega-bundle.js"' in page and 'src="assets/javascripts/live-charts.js"' in page
     locked = lock.read(toy / "docs" / "numbers.lock.json").numbers
     # the tightest of its citations (the table's pct:1), and what each prints
     assert locked["fruit.apple.share"] == lock.Locked(0.6, 0.0005, printed={"en pct:0": "60%", "en pct:1": "60.0%"})
@@ -155,6 +159,9 @@ def test_render_writes_the_toy_for_a_builder_without_the_engine(toy):
     raw = config.read(tree / "mkdocs.yml")
     assert raw["plugins"] == [] and raw["validation"] == {"anchors": "ignore"} and raw["site_name"] == "Fruit, measured"
     assert (tree / "docs" / "downloads" / "results.json").is_file()
+    # its chart still drawn: the scripts listed and in the tree
+    assert raw["extra_javascript"] == ["assets/javascripts/vega-bundle.js", "assets/javascripts/live-charts.js"]
+    assert (tree / "docs" / "assets" / "javascripts" / "live-charts.js").is_file()
     build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tree, capture_output=True, text=True,
                            env=os.environ | {"NO_MKDOCS_2_WARNING": "1"})
     assert build.returncode == 0, build.stdout + build.stderr
@@ -172,3 +179,19 @@ def test_the_engine_imports_nothing_of_the_study():
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             assert not any(n.split(".")[0] in ("model", "hooks") for n in names), (path, names)
+
+
+@pytest.mark.browser
+def test_the_toys_chart_is_drawn_in_a_browser(toy, page):
+    # The engine draws its charts itself (livenumbers/static/charts.js): the toy, which has no
+    # script of its own, shows an SVG with a mark per row of its data.
+    build = run(toy, "mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    with serve(toy / "site") as url:
+        page.goto(url)
+        page.wait_for_selector("#chart-bars svg .mark-rect path", timeout=15_000)
+        bars = page.locator("#chart-bars svg .mark-rect path").count()
+    assert bars == 3, bars
+    # (MkDocs' default theme, which the toy keeps, asks a CDN for highlight.js: its errors are not ours)
+    ours = [e for e in page.console_errors if any(w in e.lower() for w in ("chart", "vega", "spec"))]
+    assert ours == []

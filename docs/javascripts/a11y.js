@@ -71,7 +71,7 @@
     pending = requestAnimationFrame(mark);
   }
 
-  window.a11yScrollRegions = mark;  // charts.js calls it once a chart is drawn
+  window.a11yScrollRegions = mark;  // the engine's chart drawing (livenumbers/static/charts.js) calls it once a chart is drawn
   if (window.document$) {
     window.document$.subscribe(soon);
   } else {

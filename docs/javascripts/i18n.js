@@ -315,7 +315,7 @@
     "Code cell {prompt}": "Cellule de code {prompt}",
     "Output of code cell {prompt}": "Sortie de la cellule de code {prompt}",
 
-    // -- charts.js ---------------------------------------------------------------------------
+    // -- the engine's charts.js (livenumbers/static/) ---------------------------------------------------------------------------
     "Chart failed to render: {error}": "Le graphique n'a pas pu être affiché : {error}",
 
     // -- notebook.js: a code cell's copy button (mkdocs-jupyter's words) --------------------

@@ -1,7 +1,7 @@
 // Print in the light palette. Paper is white and browsers drop page backgrounds when
 // printing, so a page in the dark palette would print light text on white. Switching
 // body's data-md-color-scheme for the print turns every Material colour back to the
-// light one at once (charts.js redraws the charts in their light config too); the
+// light one at once (the engine's charts.js redraws the charts in their light config too); the
 // reader's own choice comes back after. Printing does not change the saved choice:
 // Material stores that from its toggle, not from this attribute.
 (function () {

@@ -14,7 +14,8 @@ const fr = i18n.forLang("fr");
 
 const JS = path.join(__dirname, "..", "..", "docs", "javascripts");
 // The scripts whose reader-visible text goes through t().
-const SCRIPTS = ["instrument.js", "charts.js", "a11y.js", "print.js", "notebook.js",
+// (The engine's chart drawing, livenumbers/static/charts.js, calls liveI18n.t where a site has it.)
+const SCRIPTS = ["instrument.js", "../../livenumbers/static/charts.js", "a11y.js", "print.js", "notebook.js",
   ...fs.readdirSync(path.join(JS, "instrument")).filter((f) => f.endsWith(".js")).map((f) => `instrument/${f}`)];
 
 // The English keys of every t("…") call in a script: `t(` or `liveI18n.t(`, whose first

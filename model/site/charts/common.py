@@ -8,7 +8,7 @@ from livenumbers.charts import dataset
 WIDTH = 560
 
 
-# Single-colour marks take the site's first hues (docs/javascripts/charts.js, CATEGORY): they
+# Single-colour marks take the site's first hues (livenumbers/static/charts.js, CATEGORY): they
 # keep 3:1 against both palettes' backgrounds.
 PALETTE = ("#2a84c8", "#d55e00")
 

@@ -1,8 +1,12 @@
-// Draw every chart on the page from its data-spec attribute (Vega-Lite JSON), in the
-// colours of the reader's palette. Material's instant navigation swaps pages without
-// reloading scripts, and re-runs inline scripts without their attributes, so charts are
-// drawn on each document$ event; the palette toggle changes body's
-// data-md-color-scheme, which an observer turns into a redraw of the page's charts.
+// The engine's chart drawing (published as assets/javascripts/live-charts.js beside the Vega
+// bundle, and added to the site's scripts by the plugin wherever the source has charts):
+// draw every chart on the page from its data-spec attribute (Vega-Lite JSON), in the
+// colours of the reader's palette. On any MkDocs theme the charts are drawn once the page
+// is loaded. Under Material, whose instant navigation swaps pages without reloading
+// scripts, they are drawn on each document$ event, and the palette toggle (body's
+// data-md-color-scheme) redraws them. A site's own scripts may offer: liveI18n (the
+// failure message in the page's language) and a11yScrollRegions (called once a chart is
+// drawn).
 (function () {
   // The marks' colours are the same in both palettes (so a colour means the same lens or
   // model in either, and a chart prints from either): Okabe & Ito's colour-blind-safe
@@ -64,7 +68,9 @@
         if (window.a11yScrollRegions) window.a11yScrollRegions();
       })
       .catch(function (err) {
-        el.textContent = window.liveI18n.t("Chart failed to render: {error}", { error: err });
+        el.textContent = window.liveI18n
+          ? window.liveI18n.t("Chart failed to render: {error}", { error: err })
+          : "Chart failed to render: " + err;
         console.error(err);
       });
   }
@@ -73,13 +79,20 @@
     document.querySelectorAll("div.vega-chart[data-spec]").forEach(draw);
   }
 
+  // body survives instant navigation, so one observer serves every page.
+  function watchPalette() {
+    new MutationObserver(drawCharts).observe(document.body, {
+      attributes: true, attributeFilter: ["data-md-color-scheme"],
+    });
+  }
+
   if (window.document$) {
     window.document$.subscribe(drawCharts);
-  } else {
+  } else if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", drawCharts);
+  } else {
+    drawCharts();   // loaded late (a theme that puts scripts after the page, or async)
   }
-  // body survives instant navigation, so one observer serves every page.
-  new MutationObserver(drawCharts).observe(document.body, {
-    attributes: true, attributeFilter: ["data-md-color-scheme"],
-  });
+  if (document.body) watchPalette();
+  else document.addEventListener("DOMContentLoaded", watchPalette);
 })();
