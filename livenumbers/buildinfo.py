@@ -2,7 +2,8 @@
 
     {{ build_info("commit") }}        the git commit, short: "d706d0e" ("d706d0e-dirty" if
                                       tracked files had uncommitted changes)
-    {{ build_info("date") }}          that commit's date, "2026-12-03"
+    {{ build_info("date") }}          that commit's date, "2026-12-03" (on a page in another
+                                      language, as it writes a date: "3 décembre 2026")
     {{ build_info("year") }}          its year
     {{ build_info("lock_sha256") }}   the sha256 of the numbers lock, the file as published
 
@@ -24,15 +25,26 @@ from .formats import NumberError, did_you_mean
 FIELDS = ("commit", "date", "year", "lock_sha256")
 UNKNOWN = "unknown"
 _MARK = "\ue004"
-_PLACEHOLDER = re.compile(f"{_MARK}([a-z0-9_]+){_MARK}")
+_PLACEHOLDER = re.compile(f"{_MARK}([a-z0-9_]+)(?:@([a-z_A-Z]+))?{_MARK}")
 
 
-def placeholder(field: str) -> str:
-    """What `build_info(field)` prints until the build fills it in."""
+def placeholder(field: str, lang: str | None = None) -> str:
+    """What `build_info(field)` prints until the build fills it in (`lang`: the page's
+    language where it is not the site's default; a date is written in it)."""
     if field not in FIELDS:
         raise NumberError(f"unknown build_info field {field!r}" + did_you_mean(field, list(FIELDS))
                           + f" (fields: {', '.join(FIELDS)})")
-    return f"{_MARK}{field}{_MARK}"
+    return f"{_MARK}{field}{'@' + lang if lang else ''}{_MARK}"
+
+
+def _in_language(field: str, value: str, lang: str | None) -> str:
+    if field != "date" or not lang or value == UNKNOWN:
+        return value
+    import datetime
+
+    from babel.dates import format_date
+
+    return format_date(datetime.date.fromisoformat(value), format="long", locale=lang)
 
 
 def git(folder: Path, *args: str) -> str | None:
@@ -62,4 +74,6 @@ class BuildInfo:
 
     def fill(self, text: str) -> str:
         """`text` with every placeholder replaced by its value."""
-        return _PLACEHOLDER.sub(lambda m: self.values[m.group(1)], text) if _MARK in text else text
+        if _MARK not in text:
+            return text
+        return _PLACEHOLDER.sub(lambda m: _in_language(m.group(1), self.values[m.group(1)], m.group(2)), text)

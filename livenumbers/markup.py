@@ -259,7 +259,7 @@ class Renderer:
         return {"num": guard(self._num), "ci": guard(self._ci), "text": guard(self._text), "claim": guard(self._claim),
                 "table": guard(self._table), "chart": guard(self._chart), "cite": guard(self._cite),
                 "citet": guard(self._citet), "bibliography": guard(self._references_here),
-                "build_info": guard(buildinfo.placeholder), "registration": guard(self._registration), **own}
+                "build_info": guard(self._build_info), "registration": guard(self._registration), **own}
 
     def _reuse(self, call: tuple, produce: Callable[[], str]) -> str:
         """`produce()` once per call (a table or chart, its arguments, the page, marked or
@@ -335,6 +335,9 @@ class Renderer:
         name) in a table's or chart's words: translated on its own, then a value of the
         words around it."""
         return f"{i18n.OPEN}{self._translated(english)}{i18n.CLOSE}" if self._marking_values else english
+
+    def _build_info(self, field: str) -> str:
+        return buildinfo.placeholder(field, None if self.language == self.languages.default else self.language)
 
     def _date(self, iso: str) -> str:
         """An ISO date as the page's language writes it: English keeps "2026-12-03", French
@@ -539,7 +542,8 @@ class Renderer:
         keys = list(dict.fromkeys(self._rendered.works))
         title = self._references_title or self.words("References")
         words = None if self.language == self.languages.default else lambda w: self.catalogue.words(w, self.language) or w
-        listing = self.bibliography.listing(keys, title, words) if keys else ""
+        lang = None if self.language == self.languages.default else self.language
+        listing = self.bibliography.listing(keys, title, words, lang) if keys else ""
         if refs.PLACE in text:
             return text.replace(refs.PLACE, listing)
         return text.rstrip("\n") + "\n\n" + listing if listing else text

@@ -78,8 +78,9 @@ def _and(names: str, and_: str) -> str:
 # The words pybtex's plain style writes between a work's fields, and the months: a page in
 # another language prints them from the engine's catalogue (livenumbers/locales/). A work's
 # own fields (titles, venues, places) stay as the file writes them, but for "Online", the
-# place of a conference held on the web.
-GLUE = ("and", ", and", "editor", "editors", "In", "URL:", "Online")   # ", and": the last of 3+ names
+# place of a conference held on the web, and a field the file also gives in that language
+# (`note_fr = {...}` beside `note`: the French list prints it).
+GLUE = ("and", ", and", "editor", "editors", "In", "URL:", "Online", "others")   # ", and": the last of 3+ names
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
 
@@ -123,7 +124,22 @@ def _in_language(entry_html: str, glue: dict[str, str]) -> str:
         return entry_html
     entry_html = re.sub(r"(^|\. )In ", lambda m: f"{m.group(1)}{glue.get('In', 'In')} ", entry_html)
     entry_html = re.sub(r"\. Online,", f". {glue.get('Online', 'Online')},", entry_html)
+    entry_html = re.sub(r"\bothers(?=\.)", glue.get("others", "others"), entry_html)   # BibTeX's "and others"
     return re.sub(rf"\b({'|'.join(MONTHS)}) (?=\d{{4}})", lambda m: f"{glue.get(m.group(1), m.group(1))} ", entry_html)
+
+
+def _fields_in(entry, lang: str | None):
+    """`entry` with each field the file also writes in `lang` (`note_fr`) in that language,
+    and no field of another language's."""
+    suffixed = {name for name in entry.fields if re.fullmatch(r".+_[a-z]{2}", name)}
+    if not suffixed:
+        return entry
+    fields = {name: value for name, value in entry.fields.items() if name not in suffixed}
+    if lang:
+        fields |= {name[:-3]: value for name, value in entry.fields.items() if name.endswith(f"_{lang}")}
+    from pybtex.database import Entry
+
+    return Entry(entry.type, fields=fields, persons=entry.persons)
 
 
 class Bibliography:
@@ -164,12 +180,13 @@ class Bibliography:
         raise NumberError(f"unknown reference {key!r}" + did_you_mean(key, list(self.labels))
                           + f" (not in {self.path.name})")
 
-    def entry_html(self, key: str, glue: tuple[tuple[str, str], ...] = ()) -> str:
-        """A work's entry as HTML, its style's words from `glue` ((English, translated) pairs)."""
-        if (key, glue) not in self._html:
-            text = _style(glue).format_entry("", self.entries[key]).text
-            self._html[key, glue] = _in_language(text.render(_backend("html")).replace("\n", " "), dict(glue))
-        return self._html[key, glue]
+    def entry_html(self, key: str, glue: tuple[tuple[str, str], ...] = (), lang: str | None = None) -> str:
+        """A work's entry as HTML, its style's words from `glue` ((English, translated) pairs),
+        its fields in `lang` where the file gives them so (`note_fr`)."""
+        if (key, glue, lang) not in self._html:
+            text = _style(glue).format_entry("", _fields_in(self.entries[key], lang)).text
+            self._html[key, glue, lang] = _in_language(text.render(_backend("html")).replace("\n", " "), dict(glue))
+        return self._html[key, glue, lang]
 
     # -- what the page functions print ---------------------------------------------------
 
@@ -183,10 +200,11 @@ class Bibliography:
         links = [w.link(f"{_and(w.names, and_)} ({w.year})") for w in labels]
         return f" {and_} ".join([", ".join(links[:-1]), links[-1]]) if len(links) > 1 else links[0]
 
-    def listing(self, keys: list[str], title: str, words=None) -> str:
+    def listing(self, keys: list[str], title: str, words=None, lang: str | None = None) -> str:
         """The reference list of `keys` (each once), as a heading and one raw HTML block;
-        `words` gives the page's language's word for an English one of GLUE and MONTHS."""
+        `words` gives the page's language's word for an English one of GLUE and MONTHS, `lang`
+        picks the fields written in it."""
         glue = tuple((w, words(w)) for w in GLUE + MONTHS if words(w) != w) if words else ()
         labels = sorted({k: self.labels[k] for k in keys}.values(), key=lambda w: w.order)
-        items = "\n".join(f'<li id="{html.escape(w.anchor)}">{self.entry_html(w.key, glue)}</li>' for w in labels)
+        items = "\n".join(f'<li id="{html.escape(w.anchor)}">{self.entry_html(w.key, glue, lang)}</li>' for w in labels)
         return f'## {title}\n\n<ul class="references">\n{items}\n</ul>\n'

@@ -102,24 +102,28 @@ def test_several_works_in_one_citation_each_listed_once():
 
 
 def test_a_french_pages_reference_list_has_french_words_and_the_works_own_fields():
-    """The style's words (and, editors, In, URL:, months, an online venue) in the page's
-    language; titles and venues as the file writes them. English is pybtex's plain style."""
+    """The style's words (and, editors, In, URL:, months, an online venue, "and others") in
+    the page's language; titles and venues as the file writes them, places and notes as it
+    writes them in French where it does (address_fr, note_fr). English is pybtex's plain style."""
     from livenumbers import i18n
 
     langs = i18n.Languages(("en", "fr"))
     fr = Renderer(NoNumbers(), {}, bibliography=Bibliography(BIB), languages=langs,
                   catalogue=i18n.Catalogue.read(None, langs))
-    out = fr.render("articles/a.fr.md", '{{ cite("clark2019what", "abnar2020quantifying") }}')
+    out = fr.render("articles/a.fr.md", '{{ cite("clark2019what", "abnar2020quantifying", "wu2016google", "xiao2024efficient") }}')
     listing = dict(re.findall(r'<li id="ref-(\w+)">(.*?)</li>', out.text))
     assert listing["clark2019what"].startswith("Kevin Clark, Urvashi Khandelwal, Omer Levy et Christopher&nbsp;D. Manning. "
                                                "What Does")
     assert ". Dans Tal Linzen, " in listing["clark2019what"] and "Dieuwke Hupkes, éd., <em>Proceedings" in listing["clark2019what"]
-    assert "Florence, Italy, août 2019." in listing["clark2019what"] and "URL\u00a0: <a" in listing["clark2019what"]
+    assert "Florence, Italie, août 2019." in listing["clark2019what"] and "URL\u00a0: <a" in listing["clark2019what"]
     assert ". En ligne, juillet 2020." in listing["abnar2020quantifying"] and "## Références" in out.text
-    english = dict(re.findall(r'<li id="ref-(\w+)">(.*?)</li>', renderer().render("a.md", '{{ cite("clark2019what") }}').text))
+    assert "Klaus Macherey et al. " in listing["wu2016google"] and "Prépublication arXiv:1609.08144" in listing["wu2016google"]
+    assert "Prépublié sur arXiv en 2023" in listing["xiao2024efficient"] and "arXiv in" not in listing["xiao2024efficient"]
+    english = dict(re.findall(r'<li id="ref-(\w+)">(.*?)</li>', renderer().render("a.md", '{{ cite("clark2019what", "wu2016google") }}').text))
     assert ("Omer Levy, and Christopher&nbsp;D. Manning" in english["clark2019what"]
             and ". In Tal Linzen, " in english["clark2019what"] and "Hupkes, editors, " in english["clark2019what"]
             and "Florence, Italy, August 2019." in english["clark2019what"] and "URL: <a" in english["clark2019what"])
+    assert "Klaus Macherey, and others. " in english["wu2016google"] and "arXiv preprint arXiv:1609.08144" in english["wu2016google"]
 
 
 def test_the_list_goes_where_bibliography_is_called_and_nowhere_without_citations():
@@ -237,6 +241,18 @@ def test_build_info_prints_a_placeholder_the_build_fills_in(tmp_path):
     assert BuildInfo(tmp_path, tmp_path / "lock").fill(out.text) == "Built from unknown of unknown."
     with pytest.raises(PageError, match=r"a.md:1: unknown build_info field 'comit'; did you mean 'commit'\?"):
         renderer().render("a.md", '{{ build_info("comit") }}')
+
+
+def test_a_french_page_prints_the_build_date_in_french(tmp_path, monkeypatch):
+    from livenumbers import i18n
+
+    langs = i18n.Languages(("en", "fr"))
+    fr = Renderer(NoNumbers(), {}, languages=langs, catalogue=i18n.Catalogue.read(None, langs))
+    text = fr.render("a.fr.md", 'du {{ build_info("date") }}, commit {{ build_info("commit") }}').text
+    english = renderer().render("a.md", 'of {{ build_info("date") }}').text
+    info = BuildInfo(tmp_path, tmp_path / "lock")
+    monkeypatch.setattr(BuildInfo, "values", {"commit": "abc1234", "date": "2026-12-03", "year": "2026", "lock_sha256": "x"})
+    assert info.fill(text) == "du 3 décembre 2026, commit abc1234" and info.fill(english) == "of 2026-12-03"
 
 
 def test_a_built_site_showing_citations_or_build_info_unrendered_is_caught(tmp_path):

@@ -83,7 +83,8 @@ def depth(r) -> str:
             c("ratio.cls_v.median", "ratio:2"), c("ratio.sep_v.median", "ratio:2"), c("alpha.median_punct", "pct:1"),
             c("adopted", "yesno"),
         ])
-    head = ["Model", "Median α, every head", "Median α, displayed", "Median ‖αv‖, displayed", "> 50 % α", "> 50 % ‖αv‖",
+    above = ">\u00a050\u00a0%"   # one line: no break inside "> 50 %"
+    head = ["Model", "Median α, every head", "Median α, displayed", "Median ‖αv‖, displayed", f"{above} α", f"{above} ‖αv‖",
             "[CLS] ‖v‖ ratio", "[SEP] ‖v‖ ratio", "Median punctuation α", "Adopted"]
     return md_table(head, rows)
 
