@@ -6,6 +6,8 @@
     python -m livenumbers numbers [PATTERN]    the keys a page can cite
     python -m livenumbers render OUT           the project with every page rendered, for builders
                                                that run no plugin or hook
+    python -m livenumbers new FOLDER           a new write-up to start from (the starter: a page
+                                               with a number, a table, a chart, a claim, a citation)
 
 Each reads the project's mkdocs.yml (--config), whose live-numbers options name the source.
 Errors a user can fix print one line and exit with status 2.
@@ -72,6 +74,23 @@ def add_commands(sub) -> None:
     r.add_argument("out", type=Path, help="folder to write (replaced if an earlier render wrote it)")
 
 
+STARTER = Path(__file__).parent / "starter"
+
+
+def new_writeup(folder: Path) -> str:
+    """Copy the starter into `folder` (new, or empty); what to run next."""
+    import shutil
+
+    from .errors import UserError
+
+    if folder.exists() and any(folder.iterdir()):
+        raise UserError(f"{folder}: exists and is not empty; choose a new folder")
+    shutil.copytree(STARTER, folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
+    (folder / ".gitignore").write_text(".cache/\nsite/\n", encoding="utf-8")
+    return (f"wrote a write-up into {folder}: mkdocs.yml, toy_source.py (its results), docs/index.md (its page)\n"
+            f"next: cd {folder} && python -m livenumbers accept && mkdocs build --strict  (or mkdocs serve)")
+
+
 def main(argv: list[str] | None = None) -> int:
     from . import render
     from .errors import UserError
@@ -80,8 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=Path("mkdocs.yml"), type=Path, help="the project's mkdocs.yml")
     sub = parser.add_subparsers(dest="command", required=True)
     add_commands(sub)
+    sub.add_parser("new", help="write a new write-up to start from").add_argument("folder", type=Path)
     args = parser.parse_args(argv)
     try:
+        if args.command == "new":
+            print(new_writeup(args.folder))
+            return 0
         return run_command(args, render.project_settings(args.config))
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

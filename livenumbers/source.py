@@ -22,8 +22,9 @@ of what the numbers mean. A write-up subclasses `Source` and hands it over:
                           keys are read under: a page citing one of a block with
                           amendments must state them (livenumbers/registration.py)
 
-Everything has a default but `inputs`, `compute` and `numbers`; `tests/toy/` is a write-up
-of a dozen lines that uses the defaults.
+Everything has a default but `inputs`, `compute` and `numbers`; the starter
+(livenumbers/starter/, what `python -m livenumbers new` writes) is a write-up of a dozen
+lines that uses the defaults.
 """
 from __future__ import annotations
 

@@ -24,11 +24,13 @@ ENGINE = ROOT / "livenumbers"
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    import shutil
+
     out = tmp_path_factory.mktemp("wheel")
-    build = tmp_path_factory.mktemp("build")
+    source = tmp_path_factory.mktemp("source") / "engine"    # a copy: the build writes beside its pyproject
+    shutil.copytree(ROOT / "engine", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                    str(ROOT / "engine"), "-w", str(out)], check=True, capture_output=True,
-                   env=os.environ | {"TMPDIR": str(build)})
+                    str(source), "-w", str(out)], check=True, capture_output=True)
     return next(out.glob("livenumbers-*.whl"))
 
 
@@ -111,34 +113,90 @@ def fresh_venv(folder: Path, dists: set[str]) -> Path:
             if not target.exists():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.symlink_to(Path(dist.locate_file(file)).resolve())
+        for script in dist.entry_points.select(group="console_scripts"):   # `mkdocs`, as pip would write it
+            module, _, attr = script.value.partition(":")
+            launcher = folder / "bin" / script.name
+            launcher.write_text(f"#!{folder / 'bin' / 'python'}\nimport sys\nfrom {module} import {attr}\n"
+                                f"sys.exit({attr}())\n", encoding="utf-8")
+            launcher.chmod(0o755)
     return folder
 
 
-def test_a_fresh_venv_installs_the_engine_alone_and_builds_the_toy(wheel, tmp_path):
-    import shutil
-
+@pytest.fixture(scope="module")
+def venv(wheel, tmp_path_factory) -> Path:
+    """A fresh venv with the engine's wheel installed, holding only what it declares."""
     dists = closure([*requirements(wheel), "pip"])
     assert not {"torch", "numpy", "dask"} & dists
-    venv = fresh_venv(tmp_path / "venv", dists - {"pip"})
-    python = venv / "bin" / "python"
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", str(wheel)],
-                             capture_output=True, text=True)
+    venv = fresh_venv(tmp_path_factory.mktemp("fresh") / "venv", dists - {"pip"})
+    install = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-index", "--no-deps",
+                              str(wheel)], capture_output=True, text=True)
     assert install.returncode == 0, install.stdout + install.stderr
+    return venv
+
+
+ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")} | {"NO_MKDOCS_2_WARNING": "1"}
+
+
+def test_a_fresh_venv_installs_the_engine_alone_and_builds_the_toy(venv, tmp_path):
+    import shutil
+
+    python = venv / "bin" / "python"
     check = subprocess.run([str(python), "-m", "pip", "check"], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout    # every requirement of every package there is met
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")} | {"NO_MKDOCS_2_WARNING": "1"}
+    env = ENV
     probe = subprocess.run([str(python), "-c", "import torch"], capture_output=True, text=True, env=env)
     assert probe.returncode != 0 and "No module named 'torch'" in probe.stderr
     toy = tmp_path / "toy"
-    shutil.copytree(ROOT / "tests" / "toy", toy, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
+    shutil.copytree(ROOT / "livenumbers" / "starter", toy, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     accept = subprocess.run([str(python), "-m", "livenumbers", "--config", str(toy / "mkdocs.yml"), "accept"],
                             cwd=elsewhere, env=env, capture_output=True, text=True)
     assert accept.returncode == 0, accept.stdout + accept.stderr
-    mkdocs = [str(python), "-c", "import sys; from mkdocs.__main__ import cli; sys.exit(cli())"]
-    build = subprocess.run([*mkdocs, "build", "--strict", "-f", str(toy / "mkdocs.yml")], cwd=elsewhere, env=env,
+    build = subprocess.run([str(venv / "bin" / "mkdocs"), "build", "--strict", "-f", str(toy / "mkdocs.yml")], cwd=elsewhere, env=env,
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stdout + build.stderr
     assert (toy / "site" / "assets" / "javascripts" / "live-charts.js").is_file()
     assert "60% of them" in (toy / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def quickstart() -> list[str]:
+    """The commands of the guide's quickstart (its first code block), comments cut."""
+    page = (ROOT / "engine" / "guide" / "docs" / "index.md").read_text(encoding="utf-8")
+    block = page.split("```\n", 2)[1]
+    return [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
+
+
+def test_the_guides_quickstart_from_an_empty_folder(venv, tmp_path):
+    """The guide's quickstart as a new author types it, in a fresh venv (its `pip install`
+    done by the fixture, from the same wheel): at most five commands to a built page with a
+    number, a table, a chart, a claim and a citation."""
+    commands = quickstart()
+    assert len(commands) <= 5 and commands[0].startswith("pip install") and "[charts]" in commands[0]
+    env = ENV | {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    folder = tmp_path
+    for command in commands[1:]:
+        if command.startswith("cd "):
+            folder = folder / command[3:]
+            continue
+        done = subprocess.run(command.split(), cwd=folder, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, f"{command}:\n{done.stdout}{done.stderr}"
+    page = (folder / "site" / "index.html").read_text(encoding="utf-8")
+    assert "In all 20 points" in page and "<td>apple</td>" in page and 'class="vega-chart"' in page
+    assert 'href="#ref-efron1979bootstrap"' in page and (folder / "docs" / "numbers.lock.json").is_file()
+    again = subprocess.run("python -m livenumbers new hello".split(), cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert again.returncode == 2 and "hello: exists and is not empty" in again.stderr
+
+
+def test_the_guide_is_built_by_the_engine_with_its_numbers_locked(tmp_path):
+    import shutil
+
+    guide = tmp_path / "guide"
+    shutil.copytree(ROOT / "engine" / "guide", guide, ignore=shutil.ignore_patterns(".cache", "site", "__pycache__"))
+    env = ENV | {"LIVE_NUMBERS_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=guide, env=env,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    reference = (guide / "site" / "reference" / "index.html").read_text(encoding="utf-8")
+    assert "<td><code>pct:1</code></td>" in reference and "26,5\u202f%" in reference
+    assert "{{ num(" in (guide / "site" / "index.html").read_text(encoding="utf-8")    # the examples stay examples

@@ -1,6 +1,6 @@
 """Editions in several languages (livenumbers/i18n.py): numbers formatted for the page's
 language, tables' and charts' words from a catalogue, and the gate holding the editions
-to the same numbers. On the toy write-up (tests/toy/, built with mkdocs-static-i18n) and on
+to the same numbers. On the toy write-up (livenumbers/starter/, built with mkdocs-static-i18n) and on
 the real project's French edition."""
 from __future__ import annotations
 

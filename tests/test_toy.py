@@ -1,4 +1,5 @@
-"""The engine (livenumbers) on a second write-up of its own, tests/toy/: a hand-made results
+"""The engine (livenumbers) on a second write-up of its own, the toy (livenumbers/starter/,
+what `python -m livenumbers new` writes): a hand-made results
 file and a bibliography, no torch, no models. Built with the plugin (`plugins: -
 live-numbers` in its mkdocs.yml), drifted, gated and rendered: what another project using
 the engine gets."""
@@ -18,7 +19,7 @@ from conftest import serve
 from livenumbers import config, gate, lock, render
 from livenumbers.markup import PageError
 
-TOY = Path(__file__).parent / "toy"
+TOY = Path(__file__).resolve().parent.parent / "livenumbers" / "starter"   # what `new` writes
 
 
 @pytest.fixture

@@ -1,8 +1,9 @@
-"""A second, tiny write-up for the engine (livenumbers): a hand-made results file, no torch,
-no models. Its pages cite numbers, a table, a chart and a claim, and its shares are read under
-a registered settings block (docs/settings.yml); the tests build it with the plugin, drift a
-number, and render it (tests/test_toy.py), and edit and amend its registration
-(tests/test_registration.py)."""
+"""The starter write-up (`python -m livenumbers new FOLDER` writes it; the engine's tests
+build it as "the toy"): a hand-made results file, no model. Its page cites numbers, a table,
+a chart, a claim and two works, and its shares are read under a registered settings block
+(docs/settings.yml). To make it yours: put your data in docs/, compute your results in
+`compute`, flatten them to citable keys in `numbers`, and put in `inputs` everything they
+depend on (it is the cache key)."""
 from __future__ import annotations
 
 import hashlib
