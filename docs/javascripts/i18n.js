@@ -39,7 +39,7 @@
     " or ": " ou ",
     "{path}: HTTP {status}": "{path} : HTTP {status}",
     "{path}: could not load": "{path} : chargement impossible",
-    "the runtime stopped": "le runtime s'est arrêté",
+    "the runtime stopped": "la version navigateur s'est arrêtée",
     "The instrument could not start: {error}": "L'instrument n'a pas pu démarrer : {error}",
 
     // -- the controls ----------------------------------------------------------------------
@@ -60,7 +60,7 @@
 
     // -- the runtime: what typing downloads, and its progress ------------------------------
     "{model} has no in-browser runtime on this site; choose {others} to type a sentence.":
-      "{model} n'a pas de runtime dans le navigateur sur ce site ; choisissez {others} pour taper une phrase.",
+      "{model} n'a pas de version navigateur sur ce site ; choisissez {others} pour taper une phrase.",
     "{model} has no in-browser runtime on this site.":
       "{model} n'a pas de runtime dans le navigateur sur ce site.",
     "Runs {model} in your browser; its files are already loaded.":

@@ -15,6 +15,7 @@ def below(r, key: str, bound: str) -> str:
     return f"< {r.cite(key, f'below:{bound}')}"
 
 
+ABOVE_HALF = ">\u00a050\u00a0%"   # a header's "> 50 %", on one line
 HALVES = {"test": "held out", "fit": "fitted on", "all": "whole corpus"}
 
 

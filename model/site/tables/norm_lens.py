@@ -8,7 +8,7 @@ from livenumbers.tables import md_table
 
 from ...instrument import LENS_LABELS
 from ...stats import CLS_LONG
-from .common import ci_cell, ci_label, model_name, row_link
+from .common import ABOVE_HALF, ci_cell, ci_label, model_name, row_link
 
 
 def ratios(r, model: str) -> str:
@@ -83,8 +83,8 @@ def depth(r) -> str:
             c("ratio.cls_v.median", "ratio:2"), c("ratio.sep_v.median", "ratio:2"), c("alpha.median_punct", "pct:1"),
             c("adopted", "yesno"),
         ])
-    above = ">\u00a050\u00a0%"   # one line: no break inside "> 50 %"
-    head = ["Model", "Median α, every head", "Median α, displayed", "Median ‖αv‖, displayed", f"{above} α", f"{above} ‖αv‖",
+    head = ["Model", "Median α, every head", "Median α, displayed", "Median ‖αv‖, displayed", f"{ABOVE_HALF} α",
+            f"{ABOVE_HALF} ‖αv‖",
             "[CLS] ‖v‖ ratio", "[SEP] ‖v‖ ratio", "Median punctuation α", "Adopted"]
     return md_table(head, rows)
 

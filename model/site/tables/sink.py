@@ -7,7 +7,7 @@ from __future__ import annotations
 from livenumbers.tables import md_table
 
 from ...instrument import LENS_LABELS, LENSES
-from .common import HALVES, ci_cell, ci_label, decided_row, model_name, row_link
+from .common import ABOVE_HALF, HALVES, ci_cell, ci_label, decided_row, model_name, row_link
 
 
 def lens_summary(r, model: str) -> str:
@@ -72,7 +72,7 @@ def per_layer(r, model: str) -> str:
         rows.append([str(layer)] + [r.cite(f"{p}.{l}.median_sink", "pct:1") for l in LENSES]
                     + [r.cite(f"{p}.{l}.above_50_share", "pct:1") for l in LENSES]
                     + [r.cite(f"{p}.alpha.median_punct", "pct:1")])
-    head = (["Layer"] + [f"median {LENS_LABELS[l]}" for l in LENSES] + [f"> 50 % {LENS_LABELS[l]}" for l in LENSES]
+    head = (["Layer"] + [f"median {LENS_LABELS[l]}" for l in LENSES] + [f"{ABOVE_HALF} {LENS_LABELS[l]}" for l in LENSES]
             + ["median punctuation α"])
     return md_table(head, rows)
 

@@ -145,7 +145,7 @@ def idle_heads_measured(r) -> str:
                          f"({r.cite(f'{p}.n_survivor_sentences_measured', 'int')})",
                          _ci(r, f"{p}.median_effect_survivors", "sci:1"),
                          _ci(r, f"{p}.median_effect_others", "sci:1"),
-                         (f"{r.cite(f'{p}.survivors_above_threshold', 'int')}; {r.cite(f'{p}.survivors_harmful', 'int')}"
+                         (f"{r.cite(f'{p}.survivors_above_threshold', 'int')}{r.punctuation('; ')}{r.cite(f'{p}.survivors_harmful', 'int')}"
                           if measured else "—"),
                          f"{r.cite(f'{p}.weighted_rows_above', 'int')} of {r.cite(f'{p}.weighted_n_rows', 'int')} "
                          f"({'adopted' if r.numbers[f'{p}.weighted_adopted'] else 'not adopted'})"])
