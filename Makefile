@@ -75,7 +75,7 @@ $(AXE): package.json package-lock.json
 PYTEST_WORKERS := -n 2 --dist loadgroup
 
 test: $(STAMP) $(CHROMIUM) $(AXE) $(WORDNET)
-	$(BIN)/python -m pytest $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) --durations=10
 
 # The edit-test loop: no browser, nothing that needs the real study measured.
 test-fast: $(STAMP)

@@ -70,10 +70,11 @@ def results_key(settings: Settings) -> str:
     return cache.key(settings.source.inputs())
 
 
-def load_results(settings: Settings) -> tuple[dict, str]:
+def load_results(settings: Settings, inputs=None) -> tuple[dict, str]:
     """(results, key): from memory, the disk cache, or the source's computation, which
-    also writes the files published with them (`files_dir`) as an entry of its own."""
-    key = results_key(settings)
+    also writes the files published with them (`files_dir`) as an entry of its own.
+    `inputs`: the source's, if the caller has read them (they are read once per build)."""
+    key = cache.key(settings.source.inputs() if inputs is None else inputs)
     results = cache.load_json(settings.cache_dir, "results", key)
     if results is None or cache.read(settings.cache_dir, "files", key) is None:
         with progress.watching(f"computing the results of {settings.source.name}", settings.cache_dir):
@@ -132,10 +133,11 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     """Every page rendered against fresh results and compared with the lock. Every page's
     problems are collected; if any page has one, `PageError` carries them all. With
     `mark_numbers` (`mkdocs serve` only) cited numbers carry marks for their hover details."""
-    results, key = load_results(settings)
+    inputs = settings.source.inputs()
+    results, key = load_results(settings, inputs)
     charts = load_charts(settings, results, key) if with_charts else {}
     sources = load_charts(settings, results, key, "sources") if with_charts and mark_numbers else {}
-    report = Report(results=results, results_key=key, charts=charts, provenance=settings.source.inputs())
+    report = Report(results=results, results_key=key, charts=charts, provenance=inputs)
 
     def chart_spec(chart_id: str) -> dict:
         if with_charts and chart_id not in charts:

@@ -196,3 +196,12 @@ def test_the_toys_chart_is_drawn_in_a_browser(toy, page):
     # (MkDocs' default theme, which the toy keeps, asks a CDN for highlight.js: its errors are not ours)
     ours = [e for e in page.console_errors if any(w in e.lower() for w in ("chart", "vega", "spec"))]
     assert ours == []
+
+
+def test_the_gate_reads_the_sources_inputs_once(toy, monkeypatch):
+    s = settings(toy)
+    calls = []
+    inputs = s.source.inputs
+    monkeypatch.setattr(s.source, "inputs", lambda: calls.append(1) or inputs())
+    report = gate.run(s)
+    assert report.ok and len(calls) == 1
