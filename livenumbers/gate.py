@@ -137,7 +137,8 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     results, key = load_results(settings, inputs)
     charts = load_charts(settings, results, key) if with_charts else {}
     sources = load_charts(settings, results, key, "sources") if with_charts and mark_numbers else {}
-    report = Report(results=results, results_key=key, charts=charts, provenance=inputs)
+    report = Report(results=results, results_key=key, charts=charts, provenance=inputs,
+                    margin_floor=float(settings.source.margin_floor(results)))
 
     def chart_spec(chart_id: str) -> dict:
         if with_charts and chart_id not in charts:
@@ -277,11 +278,6 @@ def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: 
     return render
 
 
-def margin_floor(results: dict) -> float:
-    """The margin a published decision must clear (the results' `picks.margin_floor`)."""
-    return float(results.get("picks", {}).get("margin_floor", 0.0))
-
-
 def _discrete(value) -> bool:
     return isinstance(value, (bool, int, str))
 
@@ -289,12 +285,12 @@ def _discrete(value) -> bool:
 def _compare(report: Report, rendered, fresh_numbers: dict, locked: lock.Lock, languages: i18n.Languages) -> None:
     report.all_citations = [(languages.of(out.page), c) for out in rendered for c in out.citations]
     of_record = {k: e.value for k, e in locked.numbers.items() if k in report.numbers and not lock.moved(e, report.numbers[k])}
-    report.fresh = fresh_entries(report.all_citations, fresh_numbers, margin_floor(report.results), recorded=of_record)
+    report.fresh = fresh_entries(report.all_citations, fresh_numbers, report.margin_floor, recorded=of_record)
     for out in rendered:
         for c in out.citations:
             report.cited.setdefault(c.key, set()).add(c.page)
         report.failed_claims += [c for c in out.claims if not c.holds]
-    floor = margin_floor(report.results)
+    floor = report.margin_floor
     # A pick of a word, a head, a row (a value turning would change beyond any rounding) is
     # fragile if its margin is below the floor here: no format prints both outcomes alike.
     # Counts and shares near a tie are printed so that either outcome prints the same (accept's
@@ -412,7 +408,7 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
     report = run(settings, with_charts=False)
     old_lock = lock.read(settings.lock)
     old = old_lock.numbers
-    floor = margin_floor(report.results)
+    floor = report.margin_floor
     report.fresh = fresh_entries(report.all_citations, report.numbers, floor, steady=True)
     share = 0.0 if exact else NOISE_SHARE
     # A kept entry keeps its margin too (it is the writer's); a new one, or one without, takes today's.

@@ -66,6 +66,7 @@ class Report:
     undecided: dict[str, list[str]] = field(default_factory=dict)   # a cited discrete key with no margin -> pages
     provenance_changes: list[str] = field(default_factory=list)
     provenance: dict = field(default_factory=dict)   # what the results depend on (Source.inputs): the lock records it
+    margin_floor: float = 0.0   # the margin a published decision must clear (Source.margin_floor)
     registrations: registration.Findings = field(default_factory=registration.Findings)   # registered settings
 
     @property

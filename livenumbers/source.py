@@ -21,6 +21,10 @@ of what the numbers mean. A write-up subclasses `Source` and hands it over:
     registered_keys(results)  key pattern (fnmatch) -> the registered settings block the
                           keys are read under: a page citing one of a block with
                           amendments must state them (livenumbers/registration.py)
+    interval_level(results)   the confidence level `ci()` prints (default 0.95)
+    margin_floor(results)     how near a tie a cited decision (a pick, a count, a verdict)
+                          may come before the gate calls it fragile: the results' numerical
+                          noise, by the source's measure (default 0: no floor)
 
 Everything has a default but `inputs`, `compute` and `numbers`; the starter
 (livenumbers/starter/, what `python -m livenumbers new` writes) is a write-up of a dozen
@@ -69,6 +73,12 @@ class Source:
     def interval_level(self, results: dict) -> float:
         """The confidence level of the intervals `ci()` prints ("95% CI", "IC à 95 %")."""
         return 0.95
+
+    def margin_floor(self, results: dict) -> float:
+        """The margin a published decision must clear: a cited pick whose margin (the
+        numbers' `margin(key)`) is below it fails the gate, as another machine's rounding
+        could turn it."""
+        return 0.0
 
     def published(self, results: dict, results_entry: Path, files_entry: Path, cache_dir: Path,
                   lock: Path | None) -> dict[str, Path | str]:

@@ -81,6 +81,10 @@ class StudySource(Source):
         """The study's bootstrap level."""
         return results["bootstrap"]["level"]
 
+    def margin_floor(self, results: dict) -> float:
+        """study.yml's `picks.margin_floor`, recorded in the results (model/picks.py)."""
+        return results["picks"]["margin_floor"]
+
     def published(self, results, results_entry, files_entry, cache_dir, lock) -> dict:
         return super().published(results, results_entry, files_entry, cache_dir, lock) | published.study_files(results, cache_dir)
 
