@@ -31,7 +31,6 @@ EVENTS = Events(_settings)
 on_startup = EVENTS.on_startup
 on_pre_build = EVENTS.on_pre_build
 on_page_markdown = EVENTS.on_page_markdown
-on_page_content = EVENTS.on_page_content
 on_serve = EVENTS.on_serve
 on_env = EVENTS.on_env
 
@@ -55,8 +54,10 @@ def on_pre_page(page, config, files):
 
 
 # Each edition of the site (mkdocs-static-i18n) its own site to Material: its search index,
-# sitemap and 404 page in its folder (livenumbers/editions.py, with its own priorities).
+# sitemap and 404 page in its folder, its side bar's spaces (livenumbers/editions.py, with
+# its own priorities).
 on_config = CombinedEvent(EVENTS.on_config, editions.on_config)
 on_post_page = CombinedEvent(EVENTS.on_post_page, editions.on_post_page)
+on_page_content = CombinedEvent(EVENTS.on_page_content, editions.on_page_content)
 on_post_template = editions.on_post_template
 on_post_build = CombinedEvent(EVENTS.on_post_build, editions.on_post_build)

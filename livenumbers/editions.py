@@ -16,6 +16,10 @@ the English ones. Here, for every edition but the default one:
 - the headings' permalink title (toc's `permalink_title`) is the edition's, from the theme's
   word for `toc.permalink` in its language (this site's theme: docs/templates/).
 
+And in every edition, the table of contents keeps its headings' own spaces: Python-Markdown's
+toc collapses every Unicode space to a plain one, so a French « ? » or « : » in the side bar
+could break from its word.
+
 It imports only MkDocs: the engine's build runs these handlers from its events, and `render`
 copies this file beside a plain tree's mkdocs.yml as a hook, so a builder that runs no
 engine publishes the same site. Without mkdocs-static-i18n or Material, it does nothing.
@@ -96,6 +100,26 @@ def on_config(config):
     if toc is not None and title:
         toc["permalink_title"] = title
     return config
+
+
+_HEADING = re.compile(r'<h[1-6][^>]*\bid="([^"]+)"[^>]*>(.*?)</h[1-6]>', re.S)
+_PERMALINK = re.compile(r'<a class="headerlink".*?</a>', re.S)
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """Each table-of-contents title as its heading writes it, where they differ only in
+    their spaces (no-break or narrow no-break ones the toc made plain)."""
+    own = {m.group(1): re.sub(r"<[^>]+>", "", _PERMALINK.sub("", m.group(2))).strip() for m in _HEADING.finditer(html)}
+
+    def respace(items) -> None:
+        for item in items:
+            heading = own.get(item.id)
+            if heading and heading != item.title and heading.split() == item.title.split():
+                item.title = heading
+            respace(item.children)
+
+    respace(page.toc)
+    return html
 
 
 def on_post_page(output: str, page, config) -> str:

@@ -346,3 +346,19 @@ def test_the_real_editions_indexes_sitemaps_and_404_pages(built_site, real_index
     assert "".join(Page(built_site / "fr" / "404.html").h1).strip() == "404 - Page introuvable"
     home = page_at(built_site, "fr/").all_text()
     assert "Annexes" in home and "Evidence" not in home
+
+
+def test_the_table_of_contents_keeps_its_headings_spaces():
+    """Python-Markdown's toc makes « compte-t-elle ? » (a narrow no-break space) plain: the side
+    bar takes the heading's own text back, and leaves a title that differs in more than spaces."""
+    from types import SimpleNamespace as Item
+
+    from livenumbers import editions
+
+    html = ('<h2 id="depth">La profondeur compte-t-elle\u202f?<a class="headerlink" href="#depth" title="Lien">¶</a></h2>\n'
+            '<h3 id="label">Heading <em>as written</em></h3>')
+    child = Item(id="label", title="A toc label of its own", children=[])
+    top = Item(id="depth", title="La profondeur compte-t-elle ?", children=[child])
+    page = Item(toc=[top])
+    assert editions.on_page_content(html, page, None, None) == html
+    assert top.title == "La profondeur compte-t-elle\u202f?" and child.title == "A toc label of its own"
