@@ -28,7 +28,7 @@ from . import timing
 from .files import write_atomic
 
 DEPTH = 3        # stages announced: the watch's own, its children, their children
-EVERY = 20.0     # seconds between two lines while a stage runs on
+EVERY = 10.0   # seconds between repeats of an unchanged line: a reader sees it move
 STAGES_FILE = Path("progress") / "stages.json"   # in the cache: the last run's seconds per stage
 
 
