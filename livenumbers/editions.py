@@ -52,6 +52,12 @@ def _i18n(config):
     return plugin
 
 
+def inside_another_build(config) -> bool:
+    """Whether this build is an edition mkdocs-static-i18n builds inside the default one's
+    (its on_post_build): the same files, results and lock as the build around it."""
+    return bool(getattr(config.plugins.get("i18n"), "building", False))
+
+
 def _folders(plugin) -> dict[str, str]:
     """Each built edition's folder in the site: {"en": "", "fr": "fr/"}."""
     return {lang.locale: "" if lang.default else lang.link.strip("/") + "/"
@@ -66,9 +72,15 @@ def _folder(plugin) -> str:
 def _word(config, key: str) -> str | None:
     """The theme's word for `key` in the edition's language (as Material's search plugin
     reads its defaults), or None if the theme has none."""
-    template = config.theme.get_env().get_template("partials/language.html", None, {"config": config})
-    word = str(template.module.t(key))
-    return None if word == key else word
+    asked = (config.theme.name, config.theme.get("language"), tuple(config.theme.dirs), key)
+    if asked not in _words:   # a theme's templates are read and compiled: once, not on every save
+        template = config.theme.get_env().get_template("partials/language.html", None, {"config": config})
+        word = str(template.module.t(key))
+        _words[asked] = None if word == key else word
+    return _words[asked]
+
+
+_words: dict[tuple, str | None] = {}
 
 
 def _rebase(html: str, folder: str, where: str) -> str:
@@ -146,11 +158,12 @@ def on_post_build(config) -> None:
     path = os.path.join(config.site_dir, SEARCH_INDEX)
     if plugin is None or plugin.building or not os.path.isfile(path):
         return   # an edition built inside the default one's build: the split waits for the last
+    _forget_duplicates(config)
     with open(path, encoding="utf-8") as f:
         merged = json.load(f)
     folders = sorted(set(_folders(plugin).values()), key=len, reverse=True)   # "fr/" before ""
     docs: dict[str, list] = {folder: [] for folder in folders}
-    for doc in merged["docs"]:
+    for doc in _newest(merged["docs"]):
         folder = next(f for f in folders if doc["location"].startswith(f))
         docs[folder].append({**doc, "location": doc["location"][len(folder):]})
     for folder in folders:
@@ -158,3 +171,21 @@ def on_post_build(config) -> None:
         index = {"config": {**merged["config"], **own}, "docs": docs[folder]}
         write_file(json.dumps(index, separators=(",", ":"), default=str).encode("utf-8"),
                    os.path.join(config.site_dir, folder, SEARCH_INDEX))
+
+
+def _newest(entries: list[dict]) -> list[dict]:
+    """One search entry per location (a page or a section of it), the last one given."""
+    return list({entry["location"]: entry for entry in entries}.values())
+
+
+def _forget_duplicates(config) -> None:
+    """Under `mkdocs serve --dirty`, Material's search keeps the last build's index and
+    merges each rebuild into it, and mkdocs-static-i18n stacks every edition's entries,
+    that index's included, onto it again: each save doubled the index (and the time to
+    write it; the seventh save of a page took 14 s). The kept index holds one entry per
+    location."""
+    search = config.plugins.get("material/search") or config.plugins.get("search")
+    kept = getattr(search, "search_index_prev", None)
+    if kept is not None and hasattr(kept, "entries"):
+        kept.entries[:] = _newest(kept.entries)
+

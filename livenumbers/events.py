@@ -25,7 +25,7 @@ from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from . import authoring, background, gate, notebook, notebook_pages, published, render
+from . import authoring, background, editions, gate, notebook, notebook_pages, published, render
 from . import files as site_files
 from .errors import UserError
 
@@ -75,6 +75,7 @@ class Events:
         self.settings: gate.Settings | None = None
         self.inputs: str | None = None
         self.generated = None
+        self.listing: tuple | None = None   # (the report, its key listing's cache folder), serve only
         self.specs: dict[str, list[str]] = {}
         self.builds = 0
         self.built: dict[str, str] = {}
@@ -101,10 +102,13 @@ class Events:
         settings = self.settings
         if settings.source.charts is not None:
             published.start_vega(settings.cache_dir)  # cold: bundles while the gate measures
-        try:
-            report = gate.run(settings, mark_numbers=self.serve)
-        except UserError as exc:
-            raise PluginError(str(exc)) from exc
+        if editions.inside_another_build(config) and self.report is not None:
+            report = self.report   # the gate ran for the build around this edition's, on the same inputs
+        else:
+            try:
+                report = gate.run(settings, mark_numbers=self.serve)
+            except UserError as exc:
+                raise PluginError(str(exc)) from exc
         self.report = report
         if not report.ok:
             if not self.serve:
@@ -149,7 +153,9 @@ class Events:
         if self.dirty:
             self._rebuild_changed(files, report)
         if self.serve:
-            folder = authoring.listing_folder(settings.cache_dir, report, config.use_directory_urls)
+            if self.listing is None or self.listing[0] is not report:   # each edition's build: one listing
+                self.listing = (report, authoring.listing_folder(settings.cache_dir, report, config.use_directory_urls))
+            folder = self.listing[1]
             for path in (authoring.LISTING_PAGE, authoring.LISTING_DATA, authoring.LISTING_SCRIPT):
                 inclusion = InclusionLevel.NOT_IN_NAV if path == authoring.LISTING_PAGE else InclusionLevel.UNDEFINED
                 files.append(File.generated(config, path, abs_src_path=str(folder / path), inclusion=inclusion))

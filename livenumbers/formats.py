@@ -110,6 +110,22 @@ def default_format(value: Any) -> str:
 def format_value(key: str, value: Any, fmt: str, language: str = "en") -> str:
     """`value` as `fmt` prints it in `language`: English as written here, any other
     language by Babel's rules for it ("26,5 %", "23 341")."""
+    if not isinstance(value, (bool, int, float, str)):
+        return _format(key, value, fmt, language)
+    # The gate formats every citation again on each build (`mkdocs serve`: each save); the
+    # value's type and exact repr, not ==, tell values apart (1, 1.0, True; 0.0, -0.0).
+    memo = (key, type(value), repr(value), fmt, language)
+    if memo not in _PRINTED:
+        if len(_PRINTED) > 1 << 16:
+            _PRINTED.clear()
+        _PRINTED[memo] = _format(key, value, fmt, language)
+    return _PRINTED[memo]
+
+
+_PRINTED: dict[tuple, str] = {}
+
+
+def _format(key: str, value: Any, fmt: str, language: str) -> str:
     kind, digits, bound = parse_format(fmt)
     if kind == "text":
         return str(value)

@@ -153,8 +153,9 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                                   settings.registered)
     # One renderer while the results, the lock and the bibliography stay (`mkdocs serve`
     # renders a saved page again with the one before: its tables and charts are reused).
-    same = (report.inputs_key, id(results), id(settings.source), with_charts, mark_numbers, settings.lock,
-            settings.bibliography)
+    # (The source's class, not the object: `mkdocs serve` makes a new one on each save.)
+    same = (report.inputs_key, id(results), type(settings.source), site_code(settings.source), with_charts, mark_numbers,
+            settings.lock, settings.bibliography)
     if _RENDERER.get("inputs") != same:
         locked = lock.read(settings.lock)
         blocks = settings.registered.blocks if settings.registered else ()
@@ -283,7 +284,7 @@ def _discrete(value) -> bool:
 
 
 def _compare(report: Report, rendered, fresh_numbers: dict, locked: lock.Lock, languages: i18n.Languages) -> None:
-    report.all_citations = [(languages.of(out.page), c) for out in rendered for c in out.citations]
+    report.all_citations = [(lang, c) for out in rendered for lang in (languages.of(out.page),) for c in out.citations]
     of_record = {k: e.value for k, e in locked.numbers.items() if k in report.numbers and not lock.moved(e, report.numbers[k])}
     report.fresh = fresh_entries(report.all_citations, fresh_numbers, report.margin_floor, recorded=of_record)
     for out in rendered:

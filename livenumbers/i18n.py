@@ -18,6 +18,8 @@ are in livenumbers/locales/; a site's catalogue adds to them and may override th
 """
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,9 +73,7 @@ class Languages:
 
     def of(self, page: str) -> str:
         """"articles/sink.fr.md" -> "fr"; a page without a language suffix is the default's."""
-        stem = page.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        suffix = stem.rsplit(".", 1)[-1] if "." in stem else ""
-        return suffix if suffix in self.others else self.default
+        return _language_of(page, self.codes)
 
     def base(self, page: str) -> str:
         """The default language's page of `page`: "articles/sink.fr.md" -> "articles/sink.md"."""
@@ -101,6 +101,13 @@ def languages_of(raw_config: dict) -> Languages:
     return Languages()
 
 
+@functools.lru_cache(maxsize=4096)   # asked for every citation of every page, on every build
+def _language_of(page: str, codes: tuple[str, ...]) -> str:
+    stem = page.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    suffix = stem.rsplit(".", 1)[-1] if "." in stem else ""
+    return suffix if suffix in codes[1:] else codes[0]
+
+
 def skeleton(text: str) -> tuple[str, list[str]]:
     """Text with marked values (and Markdown links) -> ("... {0} ... {1}", [values])."""
     values: list[str] = []
@@ -122,6 +129,9 @@ def unmark(text: str) -> str:
     return text.replace(OPEN, "").replace(CLOSE, "")
 
 
+_READ: dict = {}   # the last catalogue read, its files' stamps and its texts per language
+
+
 @dataclass
 class Catalogue:
     """English skeleton -> translation, per language; `missing` collects what was asked
@@ -131,6 +141,18 @@ class Catalogue:
 
     @classmethod
     def read(cls, folder: Path | None, languages: Languages) -> "Catalogue":
+        """The catalogues of the engine and the site, merged per language; read again only
+        when a file changed (the gate asks on every build)."""
+        files = [path for lang in languages.others
+                 for path in (ENGINE_CATALOGUES / f"{lang}.yml", folder / f"{lang}.yml" if folder else None)
+                 if path is not None and path.is_file()]
+        stamp = (languages.others, tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+        if _READ.get("stamp") != stamp:
+            _READ.update(stamp=stamp, catalogue=cls._parse(folder, languages), texts={})
+        return _READ["catalogue"]
+
+    @classmethod
+    def _parse(cls, folder: Path | None, languages: Languages) -> "Catalogue":
         entries: dict[str, dict[str, str]] = {}
         sources = []
         for lang in languages.others:
@@ -156,7 +178,12 @@ class Catalogue:
 
     def text(self, lang: str) -> str:
         """The catalogue for `lang` as one string (for cache keys)."""
-        return yaml.safe_dump(self.entries.get(lang, {}), allow_unicode=True, sort_keys=True)
+        texts = _READ.get("texts") if _READ.get("catalogue") is self else None
+        if texts is None:
+            return yaml.safe_dump(self.entries.get(lang, {}), allow_unicode=True, sort_keys=True)
+        if lang not in texts:
+            texts[lang] = yaml.safe_dump(self.entries.get(lang, {}), allow_unicode=True, sort_keys=True)
+        return texts[lang]
 
     def words(self, english: str, lang: str) -> str | None:
         """The translation of a plain English string (no values), or None."""

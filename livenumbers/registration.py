@@ -320,9 +320,12 @@ def unstated(rendered: list, reads: dict[str, str], now: Current | None) -> list
     for out in rendered:
         calls.setdefault(out.page, set()).update(out.calls)
     found = []
+    block_of: dict[str, str | None] = {}   # key -> its amended block: a key is cited many times
     for out in rendered:
         for c in out.citations:
-            block = next((b for pattern, b in amended.items() if fnmatch.fnmatchcase(c.key, pattern)), None)
+            if c.key not in block_of:
+                block_of[c.key] = next((b for pattern, b in amended.items() if fnmatch.fnmatchcase(c.key, pattern)), None)
+            block = block_of[c.key]
             if block is not None and call(block) not in calls[out.page]:
                 found.append((out.page, c.line, f"{out.page} cites {c.key}, read under the amended registration "
                               f"{block!r}, but does not state the amendment: call registration(\"{block}\") on the page"))

@@ -20,6 +20,9 @@ from .tables import TABLES
 STUDY_FILE = "study.yml"   # in docs/, unless mkdocs.yml's extra.live_numbers says otherwise
 
 
+_SEEN: dict[Path, tuple] = {}   # study file -> (its input files, their stats, the study)
+
+
 class StudySource(Source):
     """The study `docs/study.yml` describes, measured on its models."""
 
@@ -32,7 +35,6 @@ class StudySource(Source):
 
     def __init__(self, study: Path):
         self.study = Path(study)
-        self._seen: tuple | None = None   # (inputs, their stats, the study)
 
     @classmethod
     def in_docs(cls, docs_dir: Path, study: str = STUDY_FILE) -> "StudySource":
@@ -41,12 +43,13 @@ class StudySource(Source):
     def load(self) -> study_mod.Study:
         """The study, parsed again only when its file, its corpus or its flip pairs file
         changed: parsing the YAML is most of a warm build's gate, and `mkdocs serve` asks on
-        every save."""
-        if self._seen is not None and _stats(self._seen[0]) == self._seen[1]:
-            return self._seen[2]
+        every save (with a new source each time: it reads mkdocs.yml again)."""
+        seen = _SEEN.get(self.study)
+        if seen is not None and _stats(seen[0]) == seen[1]:
+            return seen[2]
         study = study_mod.load(self.study)
         inputs = list(study.files)
-        self._seen = (inputs, _stats(inputs), study)
+        _SEEN[self.study] = (inputs, _stats(inputs), study)
         return study
 
     def inputs(self) -> dict:
