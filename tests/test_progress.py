@@ -9,19 +9,35 @@ import time
 from livenumbers import progress, timing
 
 
-def work(pause: float = 0.0) -> None:
-    """A computation as the study's is timed: two models, each a counted loop."""
+def work(pause: float = 0.0, step=lambda: None) -> None:
+    """A computation as the study's is timed: two models, each a counted loop (`step` runs
+    after each of its steps)."""
     with timing.stage("measurement"):
         for key in timing.counted(["a", "b"], 2):
             with timing.stage(f"model {key}"), timing.stage("reference"):
                 for _ in timing.counted(range(3), 3):
                     time.sleep(pause)
+                    step()
+
+
+def said_again(out: io.StringIO):
+    """A step that, from the loop's second step on (the first has then been counted), waits
+    up to 10 s (the machine may be busy) until the watch has said the loop's count and its
+    time left, so that the test never depends on when the watch's thread wakes."""
+    steps = []
+
+    def step() -> None:
+        steps.append(1)
+        deadline = time.monotonic() + 10
+        while len(steps) >= 2 and "reference about" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    return step
 
 
 def test_each_stage_is_announced_with_its_count_and_time_spent(tmp_path):
     out = io.StringIO()
     with progress.watching("computing", tmp_path, stream=out, every=0.05):
-        work(0.03)
+        work(0.03, said_again(out))
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("computing · 0:00 spent")
     assert any(line.startswith("computing: measurement (0 of 2) / model a / reference") for line in lines), lines
