@@ -20,7 +20,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from .formats import NumberError, did_you_mean
+from .formats import NumberError, did_you_mean, long_date
 
 FIELDS = ("commit", "date", "year", "lock_sha256")
 UNKNOWN = "unknown"
@@ -38,13 +38,7 @@ def placeholder(field: str, lang: str | None = None) -> str:
 
 
 def _in_language(field: str, value: str, lang: str | None) -> str:
-    if field != "date" or not lang or value == UNKNOWN:
-        return value
-    import datetime
-
-    from babel.dates import format_date
-
-    return format_date(datetime.date.fromisoformat(value), format="long", locale=lang)
+    return long_date(value, lang) if field == "date" and lang and value != UNKNOWN else value
 
 
 def git(folder: Path, *args: str) -> str | None:

@@ -188,4 +188,3 @@ def _forget_duplicates(config) -> None:
     kept = getattr(search, "search_index_prev", None)
     if kept is not None and hasattr(kept, "entries"):
         kept.entries[:] = _newest(kept.entries)
-

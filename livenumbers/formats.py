@@ -210,6 +210,15 @@ def _localized(value: Any, kind: str, digits: int, language: str) -> str:
     return typography["minus"] + text[1:] if text.startswith("-") and "minus" in typography else text
 
 
+def long_date(iso: str, language: str) -> str:
+    """An ISO date as `language` writes it in full ("3 décembre 2026": Babel's long form)."""
+    import datetime
+
+    from babel.dates import format_date
+
+    return format_date(datetime.date.fromisoformat(str(iso)), format="long", locale=language)
+
+
 def ordinal(n: int, language: str = "en") -> str:
     """4 -> "4th", 32 -> "32nd", 11 -> "11th"; in French 1 -> "1ᵉʳ", 4 -> "4ᵉ"."""
     if language == "fr":

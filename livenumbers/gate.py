@@ -98,15 +98,18 @@ def files_dir(settings: Settings, key: str) -> Path:
     return folder
 
 
-def load_charts(settings: Settings, results: dict, results_key: str, part: str = "specs") -> dict:
+def load_charts(settings: Settings, results: dict, results_key: str, part: str = "specs",
+                code: str | None = None) -> dict:
     """Every chart's Vega-Lite spec (or with part="sources", the results entries each was
-    drawn from), cached by results, page-side code and Altair's version."""
+    drawn from), cached by results, page-side code (`code`, if the caller has read it) and
+    Altair's version."""
     from importlib import metadata
 
     charts = settings.source.charts
     if charts is None:
         return {}
-    key = cache.key("charts", results_key, site_code(settings.source), metadata.version("altair"))
+    code = site_code(settings.source) if code is None else code
+    key = cache.key("charts", results_key, code, metadata.version("altair"))
     return cache.get_json(settings.cache_dir, "charts", key, lambda: charts.build_all(results))[0][part]
 
 
@@ -134,9 +137,10 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     problems are collected; if any page has one, `PageError` carries them all. With
     `mark_numbers` (`mkdocs serve` only) cited numbers carry marks for their hover details."""
     inputs = settings.source.inputs()
+    code = site_code(settings.source)   # read once: every page's and chart's cache key holds it
     results, key = load_results(settings, inputs)
-    charts = load_charts(settings, results, key) if with_charts else {}
-    sources = load_charts(settings, results, key, "sources") if with_charts and mark_numbers else {}
+    charts = load_charts(settings, results, key, code=code) if with_charts else {}
+    sources = load_charts(settings, results, key, "sources", code) if with_charts and mark_numbers else {}
     report = Report(results=results, results_key=key, charts=charts, provenance=inputs,
                     margin_floor=float(settings.source.margin_floor(results)))
 
@@ -154,7 +158,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     # One renderer while the results, the lock and the bibliography stay (`mkdocs serve`
     # renders a saved page again with the one before: its tables and charts are reused).
     # (The source's class, not the object: `mkdocs serve` makes a new one on each save.)
-    same = (report.inputs_key, id(results), type(settings.source), site_code(settings.source), with_charts, mark_numbers,
+    same = (report.inputs_key, id(results), type(settings.source), code, with_charts, mark_numbers,
             settings.lock, settings.bibliography)
     if _RENDERER.get("inputs") != same:
         locked = lock.read(settings.lock)
@@ -167,7 +171,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     renderer, locked = _RENDERER["renderer"], _RENDERER["locked"]
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers
-    render = _render_memo(settings.cache_dir, report.inputs_key, with_charts, renderer)
+    render = _render_memo(settings.cache_dir, report.inputs_key, with_charts, renderer, code)
     build = BuildInfo(settings.docs_dir, settings.lock)   # after the cache: they change with every commit
     rendered_all, problems = [], []
     for page in pages(settings.docs_dir):
@@ -250,7 +254,7 @@ def _text(path: Path | None) -> str:
     return path.read_text(encoding="utf-8") if path is not None and path.is_file() else ""
 
 
-def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: Renderer):
+def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: Renderer, code: str):
     """`renderer.render`, with each page's output (text, citations, claims, links) cached:
     a prose edit re-renders the edited page only (Jinja compiles every page and every
     claim afresh otherwise). Keyed by the results, the lock and the bibliography
@@ -262,7 +266,7 @@ def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: 
     from .markup import Rendered
 
     versions = [metadata.version(d) for d in ("jinja2", "markupsafe", "altair", "pybtex")]
-    base = cache.key("page", inputs_key, with_charts, versions, site_code(renderer.source))
+    base = cache.key("page", inputs_key, with_charts, versions, code)
 
     def render(page: str, source: str, part: str, mark_numbers: bool) -> Rendered:
         def compute() -> dict:

@@ -19,7 +19,6 @@ are in livenumbers/locales/; a site's catalogue adds to them and may override th
 from __future__ import annotations
 
 import functools
-
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,7 +128,13 @@ def unmark(text: str) -> str:
     return text.replace(OPEN, "").replace(CLOSE, "")
 
 
-_READ: dict = {}   # the last catalogue read, its files' stamps and its texts per language
+_READ: dict = {}   # the last catalogue read, and its files' stamps
+
+
+def _catalogue_files(folder: Path | None, lang: str) -> list[Path]:
+    """`lang`'s catalogues that exist: the engine's, then the site's (which may override it)."""
+    return [path for path in (ENGINE_CATALOGUES / f"{lang}.yml", folder / f"{lang}.yml" if folder else None)
+            if path is not None and path.is_file()]
 
 
 @dataclass
@@ -138,17 +143,16 @@ class Catalogue:
     for and not found (the renderer makes each a problem of its page)."""
     entries: dict[str, dict[str, str]] = field(default_factory=dict)
     sources: tuple[Path, ...] = ()
+    _texts: dict[str, str] = field(default_factory=dict, repr=False, compare=False)   # `text`, per language
 
     @classmethod
     def read(cls, folder: Path | None, languages: Languages) -> "Catalogue":
         """The catalogues of the engine and the site, merged per language; read again only
         when a file changed (the gate asks on every build)."""
-        files = [path for lang in languages.others
-                 for path in (ENGINE_CATALOGUES / f"{lang}.yml", folder / f"{lang}.yml" if folder else None)
-                 if path is not None and path.is_file()]
+        files = [path for lang in languages.others for path in _catalogue_files(folder, lang)]
         stamp = (languages.others, tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
         if _READ.get("stamp") != stamp:
-            _READ.update(stamp=stamp, catalogue=cls._parse(folder, languages), texts={})
+            _READ.update(stamp=stamp, catalogue=cls._parse(folder, languages))
         return _READ["catalogue"]
 
     @classmethod
@@ -157,9 +161,7 @@ class Catalogue:
         sources = []
         for lang in languages.others:
             merged: dict[str, str] = {}
-            for path in (ENGINE_CATALOGUES / f"{lang}.yml", folder / f"{lang}.yml" if folder else None):
-                if path is None or not path.is_file():
-                    continue
+            for path in _catalogue_files(folder, lang):
                 sources.append(path)
                 try:
                     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -178,12 +180,9 @@ class Catalogue:
 
     def text(self, lang: str) -> str:
         """The catalogue for `lang` as one string (for cache keys)."""
-        texts = _READ.get("texts") if _READ.get("catalogue") is self else None
-        if texts is None:
-            return yaml.safe_dump(self.entries.get(lang, {}), allow_unicode=True, sort_keys=True)
-        if lang not in texts:
-            texts[lang] = yaml.safe_dump(self.entries.get(lang, {}), allow_unicode=True, sort_keys=True)
-        return texts[lang]
+        if lang not in self._texts:   # the entries are never changed once read
+            self._texts[lang] = yaml.safe_dump(self.entries.get(lang, {}), allow_unicode=True, sort_keys=True)
+        return self._texts[lang]
 
     def words(self, english: str, lang: str) -> str | None:
         """The translation of a plain English string (no values), or None."""

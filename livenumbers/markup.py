@@ -24,7 +24,6 @@ line, with the closest existing names; a page's problems are all collected, and
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import html
 import json
 import posixpath
@@ -342,11 +341,7 @@ class Renderer:
     def _date(self, iso: str) -> str:
         """An ISO date as the page's language writes it: English keeps "2026-12-03", French
         "3 décembre 2026" (Babel's long form)."""
-        if self.language == self.languages.default:
-            return str(iso)
-        from babel.dates import format_date
-
-        return format_date(datetime.date.fromisoformat(str(iso)), format="long", locale=self.language)
+        return str(iso) if self.language == self.languages.default else nums.long_date(iso, self.language)
 
     def punctuation(self, english: str) -> str:
         """A separator as the page's language writes it ("; " -> " ; " in French), where the
