@@ -57,6 +57,21 @@ def current() -> str:
     return "/".join(_open.__dict__.get("stack", []))
 
 
+@contextlib.contextmanager
+def within(path: str) -> Iterator[None]:
+    """Stages this thread opens inside the block nest under `path`: the stages another thread
+    had open when it handed this one its work (`current()` there), not timed again here. A
+    stage timed so is marked as run beside the main thread: thread-seconds, which several
+    threads add up past the wall time."""
+    stack = _open.__dict__.setdefault("stack", [])
+    saved = stack[:]
+    stack[:] = path.split("/") if path else []
+    try:
+        yield
+    finally:
+        stack[:] = saved
+
+
 def counted(items: Iterable[T], total: int) -> Iterator[T]:
     """`items`, one by one, telling a progress watch (livenumbers/progress.py) how many of
     `total` the innermost open stage has done: `for batch in counted(batches, len(batches))`."""

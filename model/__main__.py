@@ -9,12 +9,15 @@ livenumbers/__main__.py, on the study; `measure` is the study's own).
     python -m model measure-large [--workers N | --scheduler ADDRESS] [--limit N] [--results FILE]
                                          minilm-l6 on every WordNet example (model/large.py;
                                          `make measure-large`, not part of the site's build)
-    python -m model check [--site DIR] [--perturb SCALE[:SEED]]
+    python -m model check [--site DIR] [--perturb [SCALE]:SEED] [--same-text-as CACHE]
                                          the measurements (through the cache) and the numbers gate;
                                          with --site, also a built site's pages: no live markup left;
                                          with --perturb, on another machine's rounding, simulated
-                                         (model/perturb.py): the lock must hold there too, and every
-                                         page of both editions read as this machine's build reads it
+                                         (model/perturb.py; the scale study.yml registers by default):
+                                         the lock must hold there too, and every page of both
+                                         editions read as this machine's build reads it; with
+                                         --same-text-as, the same against the results in CACHE
+                                         (`make check-machines` runs both)
     python -m model accept [--exact]     rewrite the numbers lock from fresh results, print the diff;
                                          nothing is written (exit 1) while a claim fails, a pick is
                                          nearer a tie than the floor, a printed text is within
@@ -98,24 +101,41 @@ def _settings():
 
 
 def cmd_engine(args) -> int:
-    """check, accept, numbers, render: the engine's commands (livenumbers/__main__.py) on the study."""
+    """check, accept, numbers, render: the engine's commands (livenumbers/__main__.py) on the study.
+    `check --perturb` and `check --same-text-as` are another machine: after its gate, every page
+    of both editions must read as this machine's build reads it."""
     import os
 
     from livenumbers.__main__ import run_command
 
     from . import perturb
+    from .errors import UserError
 
-    if not getattr(args, "perturb", None):
-        return run_command(args, _settings())
-    os.environ[perturb.ENV] = args.perturb   # read by the measurement, and part of its cache key
-    print(f"numbers gate on another machine, simulated: {perturb.describe_env()}")
+    perturbation, here = getattr(args, "perturb", None), getattr(args, "same_text_as", None)
+    if here is not None and not here.is_dir():
+        raise UserError(f"--same-text-as {here}: no such folder (it holds this machine's results: make site first)")
+    if perturbation is not None:
+        scale, _, seed = perturbation.partition(":")
+        os.environ[perturb.ENV] = f"{scale or _study_nudge(args.study)}:{seed or 0}"   # read by the measurement, and part of its cache key
+        print(f"numbers gate on another machine, simulated: {perturb.describe_env()}")
     status = run_command(args, _settings())
-    return status or same_text_as_this_machine()
+    if status or (perturbation is None and here is None):
+        return status
+    return same_text_as_this_machine(here)
 
 
-def same_text_as_this_machine() -> int:
-    """After a simulated machine's gate: every page, both editions, must read exactly as this
-    machine's build reads it (its results from the cache, or measured here). 0 if so."""
+def _study_nudge(study: Path) -> float:
+    """study.yml's simulated machine: the relative nudge it registers (`simulated_machine.nudge`)."""
+    from . import study as study_mod
+
+    return study_mod.load(study).simulated_machine.nudge
+
+
+def same_text_as_this_machine(cache: Path | None = None) -> int:
+    """After another machine's gate: every page, both editions, must read exactly as this
+    machine's build reads it: its results from `cache` (another kernel path's run keeps its
+    own), or, under a simulated machine, from this project's cache (measured here if missing).
+    0 if so."""
     import os
 
     from livenumbers import gate
@@ -124,15 +144,17 @@ def same_text_as_this_machine() -> int:
     from . import perturb
 
     other = published_text(gate.run(_settings(), with_charts=True))
-    del os.environ[perturb.ENV]
+    os.environ.pop(perturb.ENV, None)
+    if cache is not None:
+        os.environ["LIVE_NUMBERS_CACHE"] = str(cache.resolve())
     here = published_text(gate.run(_settings(), with_charts=True))
     differences = text_differences(here, other)
     if differences:
-        print(f"another machine, simulated, publishes other text than this one on "
+        print(f"another machine publishes other text than this one on "
               f"{len({d.split(':', 1)[0] for d in differences})} page(s):", file=sys.stderr)
         print("\n".join(f"  {d}" for d in differences), file=sys.stderr)
         return 1
-    print(f"another machine, simulated, publishes the same text as this one on all {len(here)} pages")
+    print(f"another machine publishes the same text as this one on all {len(here)} pages")
     return 0
 
 
@@ -160,10 +182,13 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--results", type=Path, default=Path(".cache/large.json"), help="where the figures go")
     g.set_defaults(run=cmd_measure_large)
     add_commands(sub)
-    sub.choices["check"].add_argument("--perturb", default=None, metavar="SCALE[:SEED]",
+    sub.choices["check"].add_argument("--perturb", default=None, metavar="[SCALE]:SEED",
                                       help="measure with every layer's attention weights and output nudged by this "
-                                           "relative scale (1e-6): another CPU's rounding; then compare every page's "
-                                           "text with this machine's")
+                                           "relative scale (study.yml's simulated_machine.nudge if left out): another "
+                                           "machine's rounding; then compare every page's text with this machine's")
+    sub.choices["check"].add_argument("--same-text-as", default=None, type=Path, metavar="CACHE",
+                                      help="after the gate, compare every page's text with a build from the results "
+                                           "in CACHE (this machine's, for a run on another kernel path)")
     for name in ("check", "accept", "numbers", "render"):
         sub.choices[name].set_defaults(run=cmd_engine)
     sub.choices["render"].add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the project's mkdocs.yml")

@@ -1,15 +1,13 @@
 """What the measurements read from a forward pass, per sentence, in float64.
 
-`alpha` is kept at its source's precision (the reference's float32 attention, the
-oracle's float64) and handed out as float64: the conversion is exact, so the numbers are
-the same as with a float64 copy kept, at half the memory of the largest array.
-
 Two sources of the same arrays: the PyTorch reference (batched, padded) and the NumPy
-oracle (one sentence at a time). Everything downstream takes `Activations` and never
-knows which implementation produced them, so the oracle can re-run every measurement.
+oracle (one sentence at a time), both in float64. Everything downstream takes
+`Activations` and never knows which implementation produced them, so the oracle can re-run
+every measurement.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,20 +18,12 @@ from . import perturb
 from .weights import Checkpoint
 
 
-@dataclass(init=False)
+@dataclass
 class Activations:
-    stored_alpha: np.ndarray  # [L, nh, T, T] attention probabilities, at the source's precision
+    alpha: np.ndarray         # [L, nh, T, T] attention probabilities
     value_norm: np.ndarray    # [L, nh, T]    ||v_j||
     output_norm: np.ndarray   # [L, nh, T]    ||f_j|| = ||v_j W_O^h||
     hidden: np.ndarray        # [T, C]        last hidden state
-
-    def __init__(self, alpha: np.ndarray, value_norm: np.ndarray, output_norm: np.ndarray, hidden: np.ndarray):
-        self.stored_alpha, self.value_norm, self.output_norm, self.hidden = alpha, value_norm, output_norm, hidden
-
-    @property
-    def alpha(self) -> np.ndarray:
-        """[L, nh, T, T] in float64 (a fresh copy if stored as float32)."""
-        return self.stored_alpha.astype(np.float64, copy=False)
 
 
 # Sentences go through the reference in batches of similar length, so that padding
@@ -53,13 +43,12 @@ def from_reference(ckpt: Checkpoint, batch: list[list[int]], inputs=None) -> lis
     runner = cluster.current()
     chunks = batches([len(ids) for ids in batch])
     work = [Chunk(ckpt.name, perturb.from_env(), [batch[i] for i in chunk], inputs is not None) for chunk in chunks]
+    fn = forward
     if isinstance(runner, cluster.InProcess):
         with timing.stage("import torch"):
             from . import encoder  # torch is imported only when a forward pass is needed
-        model = encoder.Encoder.from_checkpoint(ckpt)
-        done = (forward(c, model) for c in work)
-    else:
-        done = runner.map(forward, work)
+        fn = functools.partial(forward, model=encoder.Encoder.from_checkpoint(ckpt))   # one model for the threads
+    done = runner.map(fn, work)
     out: list[Activations | None] = [None] * len(batch)
     for chunk, results in zip(chunks, timing.counted(done, len(chunks))):
         for i, (acts, layer_inputs) in zip(chunk, results):
@@ -100,7 +89,8 @@ def forward(chunk: Chunk, model=None) -> list[tuple[Activations, list | None]]:
 
     model = model or cluster.encoder(chunk.model)
     model.perturbation = chunk.perturbation
-    out = model(*encoder.pad(chunk.ids), keep_inputs=chunk.keep_inputs)
+    with cluster.one_thread():
+        out = model(*encoder.pad(chunk.ids), keep_inputs=chunk.keep_inputs)
     stack = lambda ts: np.stack([t.numpy() for t in ts])  # L x [B, ...] -> [L, B, ...]
     alpha, value = stack(out.alpha), stack(out.value)
     vnorm = np.linalg.norm(value, axis=-1)  # [L, B, nh, T]
@@ -110,10 +100,10 @@ def forward(chunk: Chunk, model=None) -> list[tuple[Activations, list | None]]:
     for b, ids in enumerate(chunk.ids):
         T = len(ids)
         acts = Activations(
-            alpha=alpha[:, b, :, :T, :T].copy(),  # float32; `Activations.alpha` converts
-            value_norm=vnorm[:, b, :, :T].astype(np.float64),
-            output_norm=fnorm[:, b, :, :T].astype(np.float64),
-            hidden=hidden[b, :T].astype(np.float64),
+            alpha=alpha[:, b, :, :T, :T].copy(),
+            value_norm=vnorm[:, b, :, :T].copy(),
+            output_norm=fnorm[:, b, :, :T].copy(),
+            hidden=hidden[b, :T].copy(),
         )
         results.append((acts, [t[b, :T].numpy().copy() for t in out.inputs] if chunk.keep_inputs else None))
     return results

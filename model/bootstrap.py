@@ -108,25 +108,25 @@ class Resampler:
         """[B] resampled medians, each within one fine bin (range / 8192) of the exact
         one. Two levels: a coarse histogram finds the bin holding the median's rank in
         every resample, then that bin's fine histogram finds it within (histograms of
-        counts: float32 holds them, and their products, exactly)."""
+        counts, and their products, are whole numbers: exact in float64)."""
         lo, hi = float(values.min()), float(values.max())
         width = (hi - lo) / (_COARSE * _FINE) or 1.0
         fine = np.minimum(((values - lo) / width).astype(np.int64), _COARSE * _FINE - 1)   # [R]
         coarse_bin, fine_bin = fine // _FINE, fine % _FINE
         hist = np.bincount(unit * _COARSE + coarse_bin, minlength=self.n * _COARSE)
-        hist = hist.reshape(self.n, _COARSE).astype(np.float32)                  # [S, coarse]
-        counts = self.counts.astype(np.float32)                                  # [B, S]
+        hist = hist.reshape(self.n, _COARSE).astype(np.float64)                  # [S, coarse]
+        counts = self.counts.astype(np.float64)                                  # [B, S]
         coarse = np.cumsum(counts @ hist, axis=1)                                # [B, coarse]
         n = coarse[:, -1]
 
         def at_rank(k: np.ndarray) -> np.ndarray:
             c = (coarse <= k[:, None]).sum(axis=1)                              # coarse bin of rank k
             before = np.where(c > 0, coarse[np.arange(len(k)), np.maximum(c - 1, 0)], 0.0)
-            within = np.empty((len(k), _FINE), dtype=np.float32)   # the fine histogram of bin c, per resample
+            within = np.empty((len(k), _FINE))   # the fine histogram of bin c, per resample
             for b in np.unique(c):      # the median's coarse bin takes few values over the resamples
                 draws, rows = c == b, coarse_bin == b
                 h = np.bincount(unit[rows] * _FINE + fine_bin[rows], minlength=self.n * _FINE)
-                within[draws] = counts[draws] @ h.reshape(self.n, _FINE).astype(np.float32)   # [S, fine]
+                within[draws] = counts[draws] @ h.reshape(self.n, _FINE).astype(np.float64)   # [S, fine]
             within = np.cumsum(within, axis=1)
             f = (within <= (k - before)[:, None]).sum(axis=1)
             return lo + (c * _FINE + np.minimum(f, _FINE - 1) + 0.5) * width

@@ -17,14 +17,14 @@ the precision and recall of its above-half badge and by rank agreement, with boo
 intervals over sentences, on the held-out half and on the confirmation corpus; a reading is fit
 to drive the badge on a model if both lower bounds clear the registered bar on both (`verdict`).
 
-The layer truth runs in float32 (a norm of a difference of outputs near 1: float32 keeps it to
-about 1e-6 of the effect), layer by layer, every row of a sentence and layer in one batch; the
+The truths run in float64, layer by layer, every row of a sentence and layer in one batch; the
 downstream runs go through the reference's own layers (Encoder.continue_from), never the layers
 before the head's: per sentence and layer, one baseline copy and one copy per row and
 intervention (the row's tokens changed), all in one batch.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,8 +64,8 @@ class Sentence:
     index: int                         # in its corpus
     ids: list[int]
     words: list[list[int]]             # each word's token positions
-    inputs: np.ndarray                 # [L, T, C] float32: each layer's input (the reference's own)
-    alpha: np.ndarray                  # [L, nh, T, T] float32
+    inputs: np.ndarray                 # [L, T, C] each layer's input (the reference's own)
+    alpha: np.ndarray                  # [L, nh, T, T]
     hidden: np.ndarray                 # [T, C]: the last hidden state
     wanted: set                        # (word, layer, head): the layer truth of these
     downstream: set                    # ... and the downstream truths of these
@@ -93,16 +93,14 @@ def measure(ckpt, corpus: Corpus, inputs, wanted: list[set[tuple[int, int, int]]
     runner = cluster.current()
     asked = [i for i, (w, d) in enumerate(zip(wanted, downstream)) if w or d]
     tasks = (Task(ckpt.name, perturb.from_env(), [
-        Sentence(i, corpus.toks[i].ids, _words(corpus.toks[i]), np.asarray(inputs.read(i), dtype=np.float32),
-                 np.asarray(corpus.acts[i].stored_alpha, dtype=np.float32), np.asarray(corpus.acts[i].hidden, np.float32),
-                 wanted[i], downstream[i]) for i in asked[at:at + SENTENCES_PER_TASK]])
+        Sentence(i, corpus.toks[i].ids, _words(corpus.toks[i]), inputs.read(i), corpus.acts[i].alpha,
+                 corpus.acts[i].hidden, wanted[i], downstream[i]) for i in asked[at:at + SENTENCES_PER_TASK]])
              for at in range(0, len(asked), SENTENCES_PER_TASK))
-    if isinstance(runner, cluster.InProcess):
-        model = encoder.Encoder.from_checkpoint(ckpt)
-        weights = [gt.layer_weights(ckpt, l, np.float32) for l in range(ckpt.config.n_layer)]
-        done = (truths_of(task, model, weights) for task in tasks)
-    else:
-        done = runner.map(truths_of, tasks)
+    fn = truths_of
+    if isinstance(runner, cluster.InProcess):   # one model and one set of layers for the threads
+        fn = functools.partial(truths_of, model=encoder.Encoder.from_checkpoint(ckpt),
+                               weights=[gt.layer_weights(ckpt, l) for l in range(ckpt.config.n_layer)])
+    done = runner.map(fn, tasks)
     out = Truths()
     for part in timing.counted(done, -(-len(asked) // SENTENCES_PER_TASK)):
         for name in TRUTHS:
@@ -111,8 +109,8 @@ def measure(ckpt, corpus: Corpus, inputs, wanted: list[set[tuple[int, int, int]]
 
 
 def truths_of(task: Task, model=None, weights=None) -> Truths:
-    """One task's truths (`model`, `weights`: the reference and its float32 layers; on a
-    worker, its own, built once)."""
+    """One task's truths (`model`, `weights`: the reference and its layers; on a worker, its
+    own, built once)."""
     import torch
 
     from . import cluster
@@ -121,7 +119,7 @@ def truths_of(task: Task, model=None, weights=None) -> Truths:
     weights = weights or cluster.layer_weights(task.model)
     model.perturbation = task.perturbation
     out = Truths()
-    with gt.one_thread(), torch.no_grad():
+    with cluster.one_thread(), torch.no_grad():
         for l, w in enumerate(weights):
             _layer(model, w, l, task.sentences, out)
     return out
@@ -159,7 +157,7 @@ def _layer(model, w, l: int, sentences: list[Sentence], out: Truths) -> None:
     for n, (i, (word, _, h)) in enumerate(owners):
         tokens.setdefault((i, word, l, h), []).append(n)
     for key, ns in tokens.items():                                            # a word's effect: its tokens' mean
-        out.layer[key] = moved[ns].mean(axis=0).astype(np.float64)
+        out.layer[key] = moved[ns].mean(axis=0)
 
 
 BATCH = 4096   # rows through the rest of a layer at once
@@ -190,7 +188,6 @@ def _downstream(model, w, l: int, s: Sentence, rows: list[tuple[int, int, int]],
         copies[1 + k * K:1 + (k + 1) * K, t] = alt
     ids = torch.tensor(s.ids)[None].repeat(len(copies), 1)
     last = model.continue_from(copies, l + 1, ids) if l + 1 < len(model.encoder.layer) else copies
-    last = last.double()
     pooled = last.mean(dim=1)
     pooled = pooled / pooled.norm(dim=-1, keepdim=True)                   # the sentence embedding of each copy
     for n, (word, _, h) in enumerate(rows):
@@ -233,7 +230,7 @@ def alternatives(corpus: Corpus, rows: dict[str, Displayed], weighted: dict[str,
             continue
         same = alt_a.layer == a.layer
         zeroed = lambda s, w, l: t.folded[s].zeroing.get((int(w), int(l)))
-        at = (np.array([sink_share(t.folded[s].fix_rows[fix][l, w].astype(np.float64), corpus.wms[s])
+        at = (np.array([sink_share(t.folded[s].fix_rows[fix][l, w], corpus.wms[s])
                         for s, w, l in zip(a.sentence, a.word, alt_a.layer)]) if fix in CHEAP
               else np.where(same, t.table[fix]["sink_share"],
                             [np.nan if zeroed(s, w, l) is None else sink_share(zeroed(s, w, l), corpus.wms[s])
@@ -436,14 +433,9 @@ def at_floor(cal: dict, disagreement: float, floor_times: float) -> None:
     """Once the reference-oracle disagreement on effects is known (Part 8's agreement, after
     the oracle has run: checks.py calls this): count, per corpus, the rows of alpha's head
     whose sink and content layer effects are both below the floor (`floor_times` the
-    disagreement), and give the redistribution ratios their noise, the disagreement as
-    their rows amplify it (the printed digits must not follow another machine's rounding)."""
+    disagreement)."""
     floor = floor_times * disagreement
     for st in cal["sets"].values():
-        for red in st.get("redistribution", {}).values():
-            if "conditioning" in red:
-                noise = disagreement * red.pop("conditioning")
-                red["margins"] = {name: (0.0, noise) for name in ("median", "median_lo", "median_hi")}
         if "floor_effects" not in st:   # counted already (checks run again on the same results)
             continue
         effects = np.asarray(st.pop("floor_effects"))
@@ -554,9 +546,7 @@ def _squared(linear: np.ndarray, sink_cos: np.ndarray, content_cos: np.ndarray, 
 
 
 def _median_ratio(effects: list[np.ndarray], sentence: list[int], rs_like: Resampler) -> dict:
-    """The median of redistributed / head removed over rows, with its interval, and how much
-    the rows that decide them amplify an error in the effects (`conditioning`, read by
-    `at_floor` once that error is known)."""
+    """The median of redistributed / head removed over rows, with its interval."""
     if not effects:
         return {"median": None, "median_lo": None, "median_hi": None, "n_rows": 0}
     e = np.stack(effects)
@@ -564,13 +554,7 @@ def _median_ratio(effects: list[np.ndarray], sentence: list[int], rs_like: Resam
     ratio = np.where(removed > 0, redistributed / np.where(removed > 0, removed, 1), 0.0)
     unit, rs = rs_like.over(np.array(sentence))
     est = rs.median_of(ratio, unit)
-    # An error d in either effect moves a row's ratio by up to d (1 + |ratio|) / removed: a
-    # ratio of two small differences moves far more than its value's rounding. The median and
-    # the interval's bounds are rows' ratios (or means of two) inside the interval.
-    amplify = np.where(removed > 0, (1 + np.abs(ratio)) / np.where(removed > 0, removed, 1), 0.0)
-    inside = (ratio >= est.lo) & (ratio <= est.hi)
-    return {**_clean(est.fields("median")), "n_rows": int(len(ratio)),
-            "conditioning": float(amplify[inside].max(initial=0.0))}
+    return {**_clean(est.fields("median")), "n_rows": int(len(ratio))}
 
 
 @timing.stage("calibration")

@@ -34,13 +34,14 @@ class SelfChecks:
     oracle_max_abs_hidden: float
     oracle_max_abs_sink: float        # on the displayed rows' sink shares, every lens
     oracle_same_heads: bool           # on every row whose head choice is not within the margin floor of a tie
-    oracle_near_tie_rows: int         # ... those rows (their pick is the float32 reference's rounding)
+    oracle_near_tie_rows: int         # ... those rows (their pick is the reference's rounding)
     margins: dict = field(default_factory=dict)   # field -> (margin, step) (picks.py)
 
 
-# The lens renormalizes each token row by its sum, and alpha's rows (float32 softmax)
-# sum to 1 only to float32 rounding: the two paths agree to that, and no better.
-AGREE = 1e-6
+# The lens renormalizes each token row by its sum, and alpha's rows (a float64 softmax) sum
+# to 1 only to float64 rounding (about 1e-16 a weight): the two paths agree to that, and no
+# better. The tolerance sits far above it and far below any real difference of two paths.
+AGREE = 1e-12
 
 
 def fold_by_groups(alpha: np.ndarray, word_ids: list[int | None]) -> np.ndarray:
@@ -101,8 +102,8 @@ def self_checks(ckpt: Checkpoint, m: Measured, study, oracle_sentences: list[int
     for lens in LENSES:
         o = displayed(o_corpus, lens, m.excluded[lens], study.tie_tolerance)   # the same positional heads
         sink_diff = max(sink_diff, float(np.abs(o.sink - rows[lens].sink[picked]).max()))
-        # A pick nearer a tie than the margin floor is the float32 reference's rounding, which
-        # the float64 oracle may decide the other way: the verdict is that the oracle opens
+        # A pick nearer a tie than the margin floor is the reference's rounding, which the
+        # oracle may decide the other way: the verdict is that the oracle opens
         # another head only on such rows, and how far inside the floor they are is its margin.
         margin = rows[lens].margin[picked]
         near += int((margin < floor).sum())

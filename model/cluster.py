@@ -1,17 +1,20 @@
-"""Where the measurement's map runs: in this process (the default, nothing to set up), or on
-a Dask distributed cluster (issue 35).
+"""Where the measurement's map runs: in this process (the default, nothing to set up: on as
+many threads as the machine has cores), or on a Dask distributed cluster (issue 35).
 
     MEASURE_WORKERS=2 make site                 # a local cluster of 2 worker processes
     python -m model measure --workers 2         # the same, for one measurement
     python -m model measure --scheduler tls://host:8786    # a running cluster (Dask's TLS settings)
 
-The map's items are fixed by the corpus (its batches), never by the cluster, and `map`
-returns their results in the items' order: the reduce that follows reads them in that order,
-so the results are the same, byte for byte, whatever runs the map. A local cluster listens
-on 127.0.0.1 only, with no dashboard; each worker is one process of one thread, and loads a
-model once (`checkpoint`), checked against its sha256 as in this process. A worker that dies
-costs a retry of its items on another (Dask reschedules them); an error raised by an item
-(a damaged model file: its path and digest) fails the run with that message.
+The map's items are fixed by the corpus (its batches), never by the runner, and `map`
+returns their results in the items' order: the reduce that follows reads them in that order.
+Every item runs on one thread (`one_thread`: torch's and the BLAS's), wherever it runs, so
+its arithmetic is the same operations in the same order on this process's threads and on a
+worker: the results are the same, byte for byte, whatever runs the map (a matrix product on
+two threads may add in another order than on one). A local cluster listens on 127.0.0.1
+only, with no dashboard; each worker is one process of one thread, and loads a model once
+(`checkpoint`), checked against its sha256 as in this process. A worker that dies costs a
+retry of its items on another (Dask reschedules them); an error raised by an item (a damaged
+model file: its path and digest) fails the run with that message.
 """
 from __future__ import annotations
 
@@ -19,26 +22,73 @@ import contextlib
 import itertools
 import os
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Iterator
+
+from livenumbers import timing
 
 from .errors import UserError
 
-WORKERS_ENV, SCHEDULER_ENV = "MEASURE_WORKERS", "MEASURE_SCHEDULER"
+WORKERS_ENV, SCHEDULER_ENV, THREADS_ENV = "MEASURE_WORKERS", "MEASURE_SCHEDULER", "MEASURE_THREADS"
+
+
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """One item's arithmetic on one thread: torch's (MKL's with it) and NumPy's BLAS. Within
+    a map of this process every thread is already at one (`InProcess.map`), so the threads
+    never set it back under each other; on a worker or outside a map it is set, then restored."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 class InProcess:
-    """The map run here, item after item."""
+    """The map run here, on `threads` threads (the machine's cores by default), each item on
+    one of them. torch releases the GIL inside its operations, so two threads keep two cores
+    busy; every item at one thread of arithmetic gives the same bytes as one after the other."""
     workers = 0
 
+    def __init__(self, threads: int | None = None):
+        self.threads = threads or _threads_from_env() or cores()
+
     def map(self, fn: Callable, items: Iterable) -> Iterator:
-        """fn of every item, in the items' order, each when it is asked for."""
-        return (fn(item) for item in items)
+        """fn of every item, in the items' order, each when it is asked for (at most two per
+        thread in flight)."""
+        with one_thread():   # every thread of this process at one, for the whole map
+            if self.threads == 1:
+                yield from (fn(item) for item in items)
+                return
+            parent = timing.current()
+
+            def run(item):
+                with timing.within(parent):   # a stage an item times nests where the map was asked for
+                    return fn(item)
+
+            with ThreadPoolExecutor(self.threads, thread_name_prefix="measure") as pool:
+                window, items = deque(), iter(items)
+                window.extend(pool.submit(run, item) for item in itertools.islice(items, 2 * self.threads))
+                while window:
+                    result = window.popleft().result()
+                    window.extend(pool.submit(run, item) for item in itertools.islice(items, 1))
+                    yield result
 
     def close(self) -> None:
         pass
 
     def describe(self) -> str:
-        return "in this process"
+        return f"in this process, on {self.threads} thread{'s' if self.threads > 1 else ''}"
 
 
 class Cluster:
@@ -104,6 +154,20 @@ def using(runner) -> Iterator:
         _CURRENT.pop()
 
 
+def _threads_from_env() -> int | None:
+    """MEASURE_THREADS, if set: the threads of a measurement in this process."""
+    raw = os.environ.get(THREADS_ENV, "")
+    if not raw:
+        return None
+    try:
+        threads = int(raw)
+    except ValueError:
+        raise UserError(f"{THREADS_ENV}={raw!r}: not a number of threads") from None
+    if threads < 1:
+        raise UserError(f"{THREADS_ENV}={raw!r}: at least one thread")
+    return threads
+
+
 def current():
     """The runner of the innermost `using` block; this process outside any."""
     return _CURRENT[-1] if _CURRENT else InProcess()
@@ -152,18 +216,14 @@ def encoder(name: str):
     return _ENCODERS[name]
 
 
-_LAYER_WEIGHTS: dict[tuple, list] = {}
+_LAYER_WEIGHTS: dict[str, list] = {}
 
 
-def layer_weights(name: str, dtype=None) -> list:
-    """Model `name`'s layers as the ground truths rerun them (float32 by default), built once
-    per worker."""
-    import numpy as np
-
-    dtype = np.dtype(dtype or np.float32)
-    if (name, dtype) not in _LAYER_WEIGHTS:
+def layer_weights(name: str) -> list:
+    """Model `name`'s layers as the ground truths rerun them, built once per worker."""
+    if name not in _LAYER_WEIGHTS:
         from . import ground_truth as gt
 
         ckpt = checkpoint(name)
-        _LAYER_WEIGHTS[name, dtype] = [gt.layer_weights(ckpt, l, dtype) for l in range(ckpt.config.n_layer)]
-    return _LAYER_WEIGHTS[name, dtype]
+        _LAYER_WEIGHTS[name] = [gt.layer_weights(ckpt, l) for l in range(ckpt.config.n_layer)]
+    return _LAYER_WEIGHTS[name]

@@ -13,6 +13,14 @@ Module and parameter names follow `transformers`' BertModel, so a checkpoint's
 tensors load with `load_state_dict(strict=True)` and no renaming (model/weights/ renames
 MPNet's few differently named ones on loading).
 
+Arithmetic: float64 throughout, by default (`from_checkpoint(ckpt)`). The checkpoints hold
+float32 (or 16-bit) weights, which float64 holds exactly; computing with them in float64
+puts another CPU's rounding (about 1e-16 relative per operation) ten orders of magnitude
+below any printed digit, where float32's (1e-7, amplified a thousandfold by a small effect
+or a log ratio) decided published numbers on three CPUs (issue 46). `dtype=torch.float32`
+builds the model as it was trained, for the one comparison where float32 is the subject:
+the browser runtime's (tests/test_browser_runtime.py).
+
 MPNet (Song et al. 2020) is the same encoder with three differences, each a line or
 two here, switched on by its config: positions counted from 2, no token-type embedding,
 and a learned relative-position bias (one value per head and bucket of key - query
@@ -107,7 +115,7 @@ class SelfAttention(nn.Module):
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
         # bias + q k^T / sqrt(hs) in one pass over [B, nh, T, T] (the same floats as dividing,
         # then adding: 1 * x / y + b)
-        scores = torch.addcdiv(bias, q @ k.transpose(-2, -1), torch.tensor(self.d_head**0.5))
+        scores = torch.addcdiv(bias, q @ k.transpose(-2, -1), torch.tensor(self.d_head**0.5, dtype=q.dtype))
         alpha = F.softmax(scores, dim=-1)                    # padded keys get exactly 0
         return (alpha if nudge is None else nudge(alpha)), v
 
@@ -147,13 +155,13 @@ class Attention(nn.Module):
         W = self.output.dense.weight
         if self._factors is None or self._factors[0] is not W:
             W_O = self.head_slices()                                        # [C, nh, hs]
-            G = torch.einsum("cnd,cne->nde", W_O, W_O).double()             # [nh, hs, hs]
+            G = torch.einsum("cnd,cne->nde", W_O.double(), W_O.double())   # [nh, hs, hs]
             L, info = torch.linalg.cholesky_ex(G)                          # G = L L^T
             R = L.mT
             if info.any():
                 lam, U = torch.linalg.eigh(G)                               # G = U diag(lam) U^T
                 R = lam.clamp_min(0).sqrt()[..., None] * U.mT               # R^T R = G
-            self._factors = (W, R.float())
+            self._factors = (W, R.to(W.dtype))
         return self._factors[1]
 
 
@@ -207,15 +215,20 @@ def relative_position_bucket(rel: torch.Tensor, n_buckets: int, max_distance: in
     Half the buckets for keys before the query, half for keys after it. In each half,
     distances under a quarter of the buckets (0..7 of 32) have a bucket each; longer
     ones share buckets spaced logarithmically up to max_distance; all longer still
-    share the last. Computed in float32, as the model was trained (MPNet's own code).
+    share the last. MPNet's own code takes this logarithm in float32 and truncates it; here
+    it is exact arithmetic's bucket on every CPU: at distances that are exact powers of the
+    spacing (16, 32, 64, 128 with 32 buckets) the exact value is a whole number, which a
+    float32 logarithm may land a hair under on one CPU and on it on another, so a value
+    within 1e-9 of a whole number is that number (every other distance is at least 3e-4
+    from one: tests/test_encoder.py).
     """
     half = n_buckets // 2
     exact = half // 2
     after = (rel > 0).long() * half  # keys after the query: the upper half
     n = rel.abs()
-    log = exact + (
-        torch.log(n.clamp(min=1).float() / exact) / math.log(max_distance / exact) * (half - exact)
-    ).long()  # truncated toward zero, as in MPNet (the value is positive here)
+    value = torch.log(n.clamp(min=1).double() / exact) / math.log(max_distance / exact) * (half - exact)
+    whole = torch.where((value - value.round()).abs() < 1e-9, value.round(), value)
+    log = exact + whole.long()  # truncated toward zero, as in MPNet (the value is positive here)
     return after + torch.where(n < exact, n, log.clamp(max=half - 1))
 
 
@@ -228,21 +241,24 @@ class Encoder(nn.Module):
         self.perturbation = Perturbation()   # off: another machine's rounding only when asked (perturb.py)
 
     @classmethod
-    def from_checkpoint(cls, ckpt: Checkpoint) -> "Encoder":
+    def from_checkpoint(cls, ckpt: Checkpoint, dtype: torch.dtype = torch.float64) -> "Encoder":
         # Built on the CPU and overwritten: building on torch's "meta" device would skip
         # the random initialisation (a second on MPNet) but imports torch._dynamo (two).
         model = cls(ckpt.config)
         with warnings.catch_warnings():
             # The arrays may be read-only views of the weights file's bytes; from_numpy
-            # shares them without a copy (warning that they are not writable). Assigned,
-            # not copied, they become the parameters: the model holds no second copy of
-            # the weights (0.4 GB on all-mpnet-base-v2). Inference never writes to them; a
-            # caller that wants other weights replaces a parameter, never edits it in place
-            # (that would edit the checkpoint).
+            # shares them without a copy (warning that they are not writable), and `to`
+            # makes the model's own copy in `dtype` (in float32, none: the parameters are
+            # the checkpoint's arrays, and a caller that wants other weights replaces a
+            # parameter, never edits it in place). Assigned, not copied again.
             warnings.simplefilter("ignore", UserWarning)
-            state = {k: torch.from_numpy(v) for k, v in ckpt.tensors.items()}
+            state = {k: torch.from_numpy(v).to(dtype) for k, v in ckpt.tensors.items()}
         model.load_state_dict(state, strict=True, assign=True)  # names match one to one
         return model.eval()
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.embeddings.word_embeddings.weight.dtype
 
     @torch.no_grad()
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, keep_inputs: bool = False) -> EncoderOutput:
@@ -271,7 +287,7 @@ class Encoder(nn.Module):
         """mask [B, T] -> what every layer adds to its attention scores, [B, 1 or nh, 1 or T, T].
         Padded keys get -inf before the softmax, so their weight is exactly 0 and no real
         token's numbers depend on how much padding its batch carries."""
-        bias = torch.zeros(mask.shape, dtype=torch.float32)
+        bias = torch.zeros(mask.shape, dtype=self.dtype)
         bias = bias.masked_fill(mask == 0, float("-inf"))[:, None, None, :]  # [B, 1, 1, T]
         if self.encoder.relative_attention_bias is not None:
             # MPNet: the same relative-position bias for every layer (padding is at the

@@ -2,9 +2,9 @@
 (2020): the PyTorch reference of part 8's measures (docs/study.yml, `ground_truth`,
 `later_fixes`).
 
-Everything starts from one layer's input x (the reference's own, float32) and its attention
-alpha, and recomputes the rest of the layer in float64: the measures are differences of
-two passes through a LayerNorm and a feed-forward block, and float32 would round a small
+Everything starts from one layer's input x (the reference's own) and its attention alpha,
+and recomputes the rest of the layer, all in float64: the measures are differences of two
+passes through a LayerNorm and a feed-forward block, and float32 would round a small
 difference away. `model/oracle_ground_truth.py` is the same in NumPy from the oracle's own
 float64 forward pass, function for function, with the same names.
 
@@ -26,9 +26,7 @@ Shapes: T tokens, C = d_model, nh heads, hs head size, F = d_ff, L layers.
 """
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 import torch
@@ -57,10 +55,10 @@ class LayerWeights:
     eps: float
 
 
-def layer_weights(ckpt: Checkpoint, layer: int, dtype=np.float64) -> LayerWeights:
+def layer_weights(ckpt: Checkpoint, layer: int) -> LayerWeights:
     cfg = ckpt.config
     p = f"encoder.layer.{layer}."
-    t = lambda name: torch.from_numpy(np.asarray(ckpt.tensors[p + name], dtype=dtype))
+    t = lambda name: torch.from_numpy(np.asarray(ckpt.tensors[p + name], dtype=np.float64))
     return LayerWeights(
         W_V=t("attention.self.value.weight"), b_V=t("attention.self.value.bias"),
         W_O=t("attention.output.dense.weight").view(cfg.d_model, cfg.n_head, cfg.d_head),
@@ -170,7 +168,7 @@ def contributions(x: torch.Tensor, f: torch.Tensor, alpha: torch.Tensor, w: Laye
     # z_ij = sum_h alpha^h_ij f^h_j: for each j, [T_i, nh] @ [nh, C] (batched over j: faster than einsum)
     z = torch.bmm(alpha.permute(2, 1, 0), f.transpose(0, 1)).transpose(0, 1).contiguous()   # [T, T, C]
     z.diagonal(dim1=0, dim2=1).add_(x.T)
-    g = z.sub_(z.mean(dim=-1, keepdim=True)).mul_(w.ln1_g.to(z.dtype))   # in place: [T, T, C] is the big one
+    g = z.sub_(z.mean(dim=-1, keepdim=True)).mul_(w.ln1_g)   # in place: [T, T, C] is the big one
     kobayashi = g.norm(dim=-1)
     y = g.sum(dim=1)                                               # [T, C]
     alti = (y.abs().sum(dim=-1)[:, None] - torch.sub(y[:, None, :], g).abs_().sum(dim=-1)).clamp(min=0)
@@ -206,18 +204,6 @@ def sets_for(T: int, own: list[int]) -> np.ndarray:
     return sets
 
 
-@contextlib.contextmanager
-def one_thread() -> Iterator[None]:
-    """These are many small products: on a shared two-core machine torch's second thread
-    waits more than it works (a corpus of short sentences ran 25x slower with two)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def empty(ask: Ask, L: int, T: int) -> SentenceTruth:
     """What `layer` fills in, layer by layer."""
     fixes = (np.zeros((L, T, T)), np.zeros((L, T, T))) if ask.fixes else (None, None)
@@ -225,25 +211,20 @@ def empty(ask: Ask, L: int, T: int) -> SentenceTruth:
 
 
 @torch.no_grad()
-def layer(w: LayerWeights, l: int, x: np.ndarray, alpha: np.ndarray, ask: Ask, out: SentenceTruth,
-          w32: LayerWeights | None = None) -> None:
+def layer(w: LayerWeights, l: int, x: np.ndarray, alpha: np.ndarray, ask: Ask, out: SentenceTruth) -> None:
     """One layer's measures for one sentence: x [T, C] its input, alpha [nh, T, T]; the
-    rows asked on this layer go through the rest of the layer in one batch. The fixes are
-    norms of sums, with no difference of two passes to lose: float32 keeps them within
-    1e-6, so a layer asked for nothing else runs in float32 (`w32`, the same weights)."""
+    rows asked on this layer go through the rest of the layer in one batch."""
     T = x.shape[0]
     rows = [(q, i, h) for q, (word, ll, h) in enumerate(ask.heads) if ll == l for i in ask.tokens[word]]
+    xl, al = torch.from_numpy(np.asarray(x, np.float64)), torch.from_numpy(np.asarray(alpha, np.float64))
     if not rows and all(ll != l for _, ll in ask.zeroing):
         if ask.fixes:
-            ww, dtype = (w32, np.float32) if w32 is not None else (w, np.float64)
-            xl, al = torch.from_numpy(np.asarray(x, dtype)), torch.from_numpy(np.asarray(alpha, dtype))
-            k, a = contributions(xl, head_outputs(xl, ww), al, ww)
+            k, a = contributions(xl, head_outputs(xl, w), al, w)
             out.kobayashi[l], out.alti[l] = k.numpy(), a.numpy()
         return
-    xl, al = torch.from_numpy(x.astype(np.float64)), torch.from_numpy(alpha.astype(np.float64))
     f, r = attention_parts(xl, al, w)
     if ask.fixes:
-        k, a = contributions(xl.float(), f.float(), al.float(), w)
+        k, a = contributions(xl, f, al, w)
         out.kobayashi[l], out.alti[l] = k.numpy(), a.numpy()
     if rows:
         q, i, h = (torch.tensor(c) for c in zip(*rows))

@@ -320,12 +320,12 @@ def _measure(ckpt: Checkpoint, study: Study, key: str, spec, corpus: Corpus, inp
 
 
 def scale_figures(config, toks: list, n_rows: int, n_columns: int) -> dict:
-    """Per sentence of the corpus (its mean): tokens, the attention a pass produces (float32
+    """Per sentence of the corpus (its mean): tokens, the attention a pass produces (float64
     [L, nh, T, T]), the forward pass's operations, the displayed rows; and what 10^6 such
     sentences would come to: their attention, their operations, and the rows the statistics
     read (`n_columns` numbers of 8 bytes each, as results.json's rows table holds them)."""
     T = np.array([t.n_tokens for t in toks], dtype=np.int64)
-    attention = 4.0 * config.n_layer * config.n_head * float((T ** 2).sum()) / len(T)     # bytes
+    attention = 8.0 * config.n_layer * config.n_head * float((T ** 2).sum()) / len(T)     # bytes
     flops = sum(config.forward_flops(int(t)) for t in T) / len(T)
     rows = n_rows / len(T)
     return {"tokens": float(T.mean()), "attention_mb": attention / 1e6, "gflop": flops / 1e9, "rows": rows,

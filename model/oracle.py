@@ -6,8 +6,8 @@ the loaded arrays. The site publishes the live agreement of the two.
 
 MPNet's differences from BERT are here too, written another way: positions counted
 from `position_offset`, no token-type embedding, and the relative-position bias, whose
-buckets `relative_bucket` finds in exact integer arithmetic where the reference (and
-MPNet's own code) take a float32 logarithm.
+buckets `relative_bucket` finds in exact integer arithmetic where the reference takes a
+float64 logarithm (and MPNet's own code a float32 one).
 
 Sentences run together without padding: the per-token layers (projections, LayerNorm,
 the feed-forward block) over all of a batch's tokens at once, [N, C], which keeps the

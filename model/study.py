@@ -81,6 +81,12 @@ class Picks:
 
 
 @dataclass(frozen=True)
+class SimulatedMachine:
+    """Another reader's machine, simulated (model/perturb.py; study.yml `simulated_machine`)."""
+    nudge: float = 0.0   # the relative nudge of every layer's attention weights and output
+
+
+@dataclass(frozen=True)
 class Calibration:
     """Part 9 (study.yml `calibration`, `confirmation`; model/calibration.py)."""
     primary: str                       # the truth the criterion is read on
@@ -181,6 +187,7 @@ class Study:
     ablation_every: dict[str, int] = field(default_factory=dict)
     truth_oracle_every: int = 1   # the oracle re-runs part 8's measures on every n-th sentence
     picks: Picks = field(default=Picks())
+    simulated_machine: SimulatedMachine = field(default=SimulatedMachine())
     flip_pairs_path: Path | None = None   # the flip pairs' file, if the study names one
     calibration: Calibration | None = None
 
@@ -398,6 +405,7 @@ def load(path: str | Path) -> Study:
         truth_oracle_every = int(raw.get("truth_oracle_every", 1))
         p = raw.get("picks") or {}
         pick_rules = Picks(float(p.get("tie_tolerance", 0.0)), float(p.get("margin_floor", 0.0)))
+        simulated = SimulatedMachine(float((raw.get("simulated_machine") or {}).get("nudge", 0.0)))
         calibration = _calibration(path, raw) if "calibration" in raw else None
     except StudyError:
         raise  # the corpus's own error, naming its file and line
@@ -431,6 +439,8 @@ def load(path: str | Path) -> Study:
                              "(value zeroing's sample sits inside the ablation's)")
     if not (0 <= pick_rules.tie_tolerance < 1 and 0 <= pick_rules.margin_floor < 1):
         raise StudyError(f"{path}: picks needs tie_tolerance and margin_floor in [0, 1)")
+    if not 0 <= simulated.nudge < 1e-2:
+        raise StudyError(f"{path}: simulated_machine nudge must be in [0, 0.01), a rounding-sized nudge")
     if truth_oracle_every < 1:
         raise StudyError(f"{path}: truth_oracle_every must be a whole number >= 1")
     if bootstrap.resamples < 1 or not 0 < bootstrap.level < 1:
@@ -444,7 +454,7 @@ def load(path: str | Path) -> Study:
                  tie_tolerance, bootstrap, pairs, nulls, flip_heads, anchors, runtime_models, runtime_tolerance,
                  sensitivity=sensitivity, value_zeroing_every=zeroing_every,
                  ablation_every=ablation_every, truth_oracle_every=truth_oracle_every, picks=pick_rules,
-                 flip_pairs_path=flip_path, calibration=calibration)
+                 simulated_machine=simulated, flip_pairs_path=flip_path, calibration=calibration)
 
 
 def _calibration(path: Path, raw: dict) -> Calibration:

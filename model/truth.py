@@ -27,6 +27,7 @@ sentences; the verdicts read every displayed row (value zeroing: its sample's).
 """
 from __future__ import annotations
 
+import functools
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -58,10 +59,10 @@ CHEAP = ("kobayashi2021", "alti")   # computed on every layer: the strongest-lay
 # -- the reference's layer inputs, kept on disk -------------------------------------------------
 
 class LayerInputs:
-    """Every sentence's layer inputs, [L, T, C] float32, in a temporary file (deleted on
+    """Every sentence's layer inputs, [L, T, C] float64, in a temporary file (deleted on
     close): written during the reference's one pass (activations.from_reference), read
     back one sentence at a time. Kept in memory they would be a second copy of the
-    corpus's activations (0.27 GB on all-mpnet-base-v2); recomputed, a second forward
+    corpus's activations (0.5 GB on all-mpnet-base-v2); recomputed, a second forward
     pass (more than a minute on it)."""
 
     def __init__(self):
@@ -73,17 +74,17 @@ class LayerInputs:
         self.file.seek(0, 2)
         self.where[sentence] = (self.file.tell(), (len(layers), *layers[0].shape))
         for x in layers:
-            self.file.write(np.ascontiguousarray(x, dtype=np.float32).tobytes())
+            self.file.write(np.ascontiguousarray(x, dtype=np.float64).tobytes())
 
     def read(self, sentence: int, layer: int | None = None) -> np.ndarray:
         """[L, T, C], or one layer's [T, C]."""
         offset, shape = self.where[sentence]
         if layer is not None:
-            offset, shape = offset + 4 * layer * int(np.prod(shape[1:])), shape[1:]
+            offset, shape = offset + 8 * layer * int(np.prod(shape[1:])), shape[1:]
         self.file.seek(offset)
-        buf = bytearray(4 * int(np.prod(shape)))   # writable: torch.from_numpy warns on a read-only array
+        buf = bytearray(8 * int(np.prod(shape)))   # writable: torch.from_numpy warns on a read-only array
         self.file.readinto(buf)
-        return np.frombuffer(buf, dtype=np.float32).reshape(shape)
+        return np.frombuffer(buf, dtype=np.float64).reshape(shape)
 
     def close(self) -> None:
         self.file.close()
@@ -134,7 +135,7 @@ def asks(corpus: Corpus, rows: dict[str, Displayed], ablation: set[int], zeroing
 class Folded:
     """One sentence's measures, reduced to what the rows and the pages read."""
     effects: dict[tuple[int, int, int], np.ndarray]   # (word, layer, head) -> [4]: sink, content, content without the word, head
-    fixes: dict[str, np.ndarray]                       # kobayashi2021, alti -> [L, T, T] rows normalized (float32)
+    fixes: dict[str, np.ndarray]                       # kobayashi2021, alti -> [L, T, T] rows normalized
     fix_rows: dict[str, np.ndarray]                    # kobayashi2021, alti -> [L, n_words, K] word rows
     zeroing: dict[tuple[int, int], np.ndarray]         # (word, layer) -> its value-zeroing word row [K]
 
@@ -148,11 +149,11 @@ def fold(truth, ask, wm: instrument.WordMap) -> Folded:
     """A ground_truth.SentenceTruth -> `Folded`: token rows normalized to 1, then folded to
     words as the instrument folds alpha (mean of the word's rows, sum of its columns)."""
     raw = {"kobayashi2021": truth.kobayashi, "alti": truth.alti}
-    fixes = {name: _normalized(m).astype(np.float32) for name, m in raw.items() if m is not None}
+    fixes = {name: _normalized(m) for name, m in raw.items() if m is not None}
     return Folded(
         effects={key: e for key, e in zip(ask.heads, truth.effects)},
         fixes=fixes,
-        fix_rows={name: instrument.word_rows(m.astype(np.float64), wm).astype(np.float32) for name, m in fixes.items()},
+        fix_rows={name: instrument.word_rows(m, wm) for name, m in fixes.items()},
         zeroing={(w, l): (_normalized(z).mean(axis=0) @ wm.cols) for (w, l), z in zip(ask.zeroing, truth.zeroing)},
     )
 
@@ -387,20 +388,15 @@ def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, abla
         L = ckpt.config.n_layer
         todo = asks(corpus, rows, set(ablation), set(zeroing), alt)
         runner = cluster.current()
-        if isinstance(runner, cluster.InProcess):
-            out = [gt.empty(ask, L, len(tok.ids)) for ask, tok in zip(todo, corpus.toks)]
-            with gt.one_thread():
-                for l in timing.counted(range(L), L):   # layer by layer: one layer's float64 weights at a time
-                    w, w32 = gt.layer_weights(ckpt, l), gt.layer_weights(ckpt, l, np.float32)
-                    for i, ask in enumerate(todo):
-                        if l in gt.layers_needed(ask, L):
-                            gt.layer(w, l, inputs.read(i, l), corpus.acts[i].stored_alpha[l], ask, out[i], w32)
-        else:   # each sentence's measures depend on that sentence alone: batches of them, on the cluster
-            batches = ([(ckpt.name, np.asarray(inputs.read(i)), corpus.acts[i].stored_alpha, todo[i])
-                        for i in range(at, min(at + SENTENCES_PER_TASK, len(todo)))]
-                       for at in range(0, len(todo), SENTENCES_PER_TASK))
-            n_batches = -(-len(todo) // SENTENCES_PER_TASK)
-            out = [truth for part in timing.counted(runner.map(_sentences, batches), n_batches) for truth in part]
+        fn = _sentences
+        if isinstance(runner, cluster.InProcess):   # one set of layers for the threads
+            fn = functools.partial(_sentences, weights=[gt.layer_weights(ckpt, l) for l in range(L)])
+        # Each sentence's measures depend on that sentence alone: batches of them, in corpus order.
+        batches = ([(ckpt.name, inputs.read(i), corpus.acts[i].alpha, todo[i])
+                    for i in range(at, min(at + SENTENCES_PER_TASK, len(todo)))]
+                   for at in range(0, len(todo), SENTENCES_PER_TASK))
+        n_batches = -(-len(todo) // SENTENCES_PER_TASK)
+        out = [truth for part in timing.counted(runner.map(fn, batches), n_batches) for truth in part]
         folded = [fold(truth, ask, wm) for truth, ask, wm in zip(out, todo, corpus.wms)]
         ratios = [bound_ratios(a.alpha, a.output_norm, wm) for a, wm in zip(corpus.acts, corpus.wms)]
     return TruthRun(todo, folded, ratios, ablation, zeroing)
@@ -409,20 +405,20 @@ def run_reference(ckpt, corpus: Corpus, rows: dict[str, Displayed], inputs, abla
 SENTENCES_PER_TASK = 16
 
 
-def _sentences(batch: list[tuple]) -> list:
-    """On a worker: each sentence's measures, every layer it needs (its model's float64 and
-    float32 layers, built once per worker)."""
+def _sentences(batch: list[tuple], weights: list | None = None) -> list:
+    """One task: each sentence's measures, every layer it needs (`weights`: the model's
+    layers; on a worker, its own, built once)."""
     from . import cluster
     from . import ground_truth as gt
 
     out = []
-    with gt.one_thread():
+    with cluster.one_thread():
         for name, x, alpha, ask in batch:
-            w64, w32 = cluster.layer_weights(name, np.float64), cluster.layer_weights(name)
-            L = len(w64)
+            weights = weights or cluster.layer_weights(name)
+            L = len(weights)
             truth = gt.empty(ask, L, x.shape[1])
             for l in gt.layers_needed(ask, L):
-                gt.layer(w64[l], l, x[l], alpha[l], ask, truth, w32[l])
+                gt.layer(weights[l], l, x[l], alpha[l], ask, truth)
             out.append(truth)
     return out
 
@@ -448,7 +444,7 @@ def row_table(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun) -> dict[s
         full = []
         for s, w, l in zip(a.sentence, a.word, a.layer):
             if fix in CHEAP:
-                full.append(t.folded[s].fix_rows[fix][l, w].astype(np.float64))
+                full.append(t.folded[s].fix_rows[fix][l, w])
             elif (int(w), int(l)) in t.folded[s].zeroing:   # measured on its sample only
                 full.append(t.folded[s].zeroing[(int(w), int(l))])
             else:
@@ -463,12 +459,10 @@ def row_table(corpus: Corpus, rows: dict[str, Displayed], t: TruthRun) -> dict[s
         if fix in CHEAP:   # sensitivity: the layer of the strongest displayed arrow
             strongest, sink, margin, alt_sink = [], [], [], []
             tops = {}
-            share = lambda s, l, w: float(instrument.sink_share(t.folded[s].fix_rows[fix][l, w].astype(np.float64),
-                                                                corpus.wms[s]))
+            share = lambda s, l, w: float(instrument.sink_share(t.folded[s].fix_rows[fix][l, w], corpus.wms[s]))
             for s, w in zip(a.sentence, a.word):
                 if s not in tops:   # [L, n_words]: each layer's displayed row's largest weight
-                    tops[s] = instrument.displayed_rows(t.folded[s].fix_rows[fix].astype(np.float64),
-                                                        corpus.wms[s])[0].max(axis=-1)
+                    tops[s] = instrument.displayed_rows(t.folded[s].fix_rows[fix], corpus.wms[s])[0].max(axis=-1)
                 l, m, other = (int(x[0]) if i != 1 else float(x[0])
                                for i, x in enumerate(picks.best_columns(tops[s][:, [w]])))   # first maximum: the lowest layer
                 strongest.append(l)

@@ -64,7 +64,7 @@ def test_the_oracle_check_catches_a_forward_pass_that_differs(l6, small_measured
     def off(ckpt, batch, **kw):
         out = real(ckpt, batch, **kw)
         for a in out:
-            a.stored_alpha = a.stored_alpha[:, ::-1]   # heads in reverse order
+            a.alpha = a.alpha[:, ::-1]   # heads in reverse order
         return out
 
     monkeypatch.setattr(activations, "from_oracle", off)

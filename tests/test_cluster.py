@@ -68,7 +68,7 @@ def chunks(l6):
 
 
 def same(a, b) -> bool:
-    return all(np.array_equal(x.stored_alpha, y.stored_alpha) and np.array_equal(x.hidden, y.hidden)
+    return all(np.array_equal(x.alpha, y.alpha) and np.array_equal(x.hidden, y.hidden)
                for (x, _), (y, _) in zip(a, b))
 
 

@@ -214,7 +214,7 @@ def test_reference_agrees_with_the_oracle(l6, real):
     OW = [ogt.layer_weights(l6, l) for l in range(L)]
     for tok, a, x, o in zip(toks, acts, xs, outs):
         ask = real_ask(tok, L, nh)
-        ref, orc = gt.sentence(W, x, a.stored_alpha, ask), ogt.sentence(OW, o, ask)
+        ref, orc = gt.sentence(W, x, a.alpha, ask), ogt.sentence(OW, o, ask)
         shares = lambda e: np.array([truth.ablation_share(row) for row in e])
         assert np.abs(shares(ref.effects) - shares(orc.effects)).max() < 1e-5
         assert np.abs(ref.effects - orc.effects).max() < 1e-5 * np.abs(orc.effects).max()
@@ -247,7 +247,7 @@ def test_value_zeroing_against_transformers(l6, real, peer):
     W = [gt.layer_weights(l6, l) for l in range(l6.config.n_layer)]
     word = 3
     ask = gt.Ask([[t for t, w in enumerate(tok.word_ids) if w == k] for k in range(len(tok.words))], [], [(word, layer)])
-    ours = gt.sentence(W, x, a.stored_alpha, ask).zeroing[0]
+    ours = gt.sentence(W, x, a.alpha, ask).zeroing[0]
     block = model.encoder.layer[layer]
     hidden = torch.from_numpy(x[layer][None].astype(np.float32))
     with torch.no_grad():
@@ -274,7 +274,7 @@ def test_ablation_against_transformers(l6, real, peer):
     word = tok.word_ids[i]
     ask = gt.Ask([[t for t, w in enumerate(tok.word_ids) if w == k] for k in range(len(tok.words))], [(word, layer, head)], [])
     assert ask.tokens[word] == [i]
-    ours = gt.sentence(W, x, a.stored_alpha, ask).effects[0]
+    ours = gt.sentence(W, x, a.alpha, ask).effects[0]
     block = model.encoder.layer[layer]
     hidden = torch.from_numpy(x[layer][None].astype(np.float32))
     T = x.shape[1]

@@ -163,7 +163,7 @@ def test_the_cost_of_a_sentence_on_paper():
     toks = [SimpleNamespace(n_tokens=2), SimpleNamespace(n_tokens=4)]
     f = measure.scale_figures(config, toks, n_rows=6, n_columns=5)
     assert f["tokens"] == 3 and f["rows"] == 3
-    assert f["attention_mb"] * 1e6 == 4 * 2 * 3 * (4 + 16) / 2
+    assert f["attention_mb"] * 1e6 == 8 * 2 * 3 * (4 + 16) / 2
     flops = lambda T: 2 * 2 * (4 * T * 16 + 2 * T * 4 * 8 + 2 * T * T * 4)
     assert f["gflop"] * 1e9 == pytest.approx((flops(2) + flops(4)) / 2)
     assert f["million"]["rows_gb"] == pytest.approx(3 * 1e6 * 5 * 8 / 1e9)
