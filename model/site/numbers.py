@@ -42,7 +42,7 @@ class Numbers(dict):
     _ROW = re.compile(r"^(\w+)\.row\.s(\d+)\.w(\d+)\.(\w+)\.(\w+)$")
     _ROW_FIELDS = ("word", "layer", "head", "sink_share", "sep_share", "punct_share", "content_mass",
                    "top_word", "top_weight", "alpha_head_sink", "predicted_sink",
-                   # part 8 (model/truth.py): the ground truth on each lens's head, the fixes' rows
+                   # part 8 (model/truth/): the ground truth on each lens's head, the fixes' rows
                    "ablation_share", "sink_effect", "content_effect", "head_effect", "bound_ratio",
                    "ablation_share_without_word", "sink_share_other", "self_share", "strongest_layer",
                    "strongest_sink_share")
@@ -308,7 +308,7 @@ def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: flo
 
 
 def _truth(out: dict, k: str, gt: dict | None) -> None:
-    """Part 8 (model/truth.py): `l6.truth.alpha.median_share` (the ablation ground truth on
+    """Part 8 (model/truth/): `l6.truth.alpha.median_share` (the ablation ground truth on
     the head a lens opens), `l6.fix.alti.rows_above` (a later fix as a lens),
     `l6.track.alti.spearman` (how it tracks the ground truth; `l6.track.position.auc`, a
     lazy baseline), `l6.idle.value_norm.*`, `l6.truth.harmful_rows.*` (what the harmful rows
