@@ -168,7 +168,7 @@ class ModelResults:
     rollout: rollout.RolloutStats
     flips: flip.FlipResults
     ground_truth: truth.GroundTruth | None = None       # part 8: the ablation ground truth and the later fixes
-    calibration: dict | None = None                    # part 9: every reading's badge against the truths (calibration.py)
+    calibration: dict | None = None                    # part 9: every reading's badge against the truths (calibration/)
     examples: list[Example] = field(default_factory=list)
     rows: dict[str, Any] = field(default_factory=dict)  # columnar: every displayed row (rows_table)
     # Filled in by checks.py, which reads a `Measured` (so this module never imports it):

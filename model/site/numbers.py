@@ -328,7 +328,7 @@ def _truth(out: dict, k: str, gt: dict | None) -> None:
 
 
 def _calibration(out: dict, k: str, cal: dict | None) -> None:
-    """Part 9 (model/calibration.py): `l6.cal.corpus.word.output_norm_on_alpha.precision` (a
+    """Part 9 (model/calibration/): `l6.cal.corpus.word.output_norm_on_alpha.precision` (a
     reading against a truth, on the held-out half, `confirmation` or `replication`), its
     `_lo`/`_hi`, `.n_badged`, `.precision_vs_alpha`; `l6.cal.verdict.output_norm_on_alpha`
     (fit, not fit or undetermined, on the primary truth), `l6.cal.model_verdict.verdict`,
