@@ -253,7 +253,7 @@ def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: flo
         for layer, heads in enumerate(per_layer):
             for head, v in enumerate(heads):
                 out[f"{k}.headratio.l{layer}h{head}.{name}"] = v
-    # Heads that hardly discount [CLS], and where each ratio is largest (model/stats.py)
+    # Heads that hardly discount [CLS], and where each ratio is largest (model/stats/norms.py)
     long_cls = stats.long_heads(m["head_ratios"]["cls_v"], m["ratios"])
     out[f"{k}.heads_cls_long"] = long_cls["heads"]
     _note(out, f"{k}.heads_cls_long", (long_cls["margins"]["heads"], 1.0))
