@@ -1,5 +1,5 @@
-"""What a study is: `Study`, and a frozen dataclass for each section of study.yml, each field
-said in a comment; the halves and samples that follow from the study's sentences.
+"""What a study is: `Study`, and a frozen dataclass for each section of study.yml; the halves
+and the samples that follow from the study's sentences.
 
 Not here: reading study.yml (parse.py) and the files it names (files.py, pairs.py).
 """

@@ -1,7 +1,8 @@
 """The reference's layer inputs, kept on disk from the reference's one pass over the corpus
-until the ground truths rerun its layers (Part 8's here, Part 9's in model/calibration/).
+until the ground truths rerun its layers (Part 8's in run.py, Part 9's in
+model/calibration/truths.py).
 
-Not here: what is computed from them (run.py, model/calibration/truths.py).
+Not here: what the ground truths compute from them.
 """
 from __future__ import annotations
 
