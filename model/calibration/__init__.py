@@ -13,9 +13,7 @@ lower bounds clear the registered bar on both. One concept a module:
 - `verdicts`: fit, not fit, undetermined, replicates; the stop rule beside the criterion;
 - `sets`:     Part 9 on one model (`run`): every set of rows scored, then judged; the floor.
 
-The names callers use are re-exported here.
+Not here: the interventions' arithmetic (model/ground_truth.py), Part 8's run that the fixes'
+rows come from (model/truth/). The names callers use are re-exported here.
 """
 from .sets import at_floor, run
-
-
-

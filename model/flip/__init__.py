@@ -9,10 +9,8 @@ referent for the pronoun flips from one candidate noun to the other. One concept
               order, and the heads that pass counted on the null pairs;
 - `heads`:    the per-head sign tests, Bonferroni, and the null of the largest follow count.
 
-The names callers use are re-exported here.
+Not here: reading and checking the pairs (model/study/pairs.py). The names callers use are
+re-exported here.
 """
 from .measure import measure_pairs
 from .records import FlipResults
-
-
-

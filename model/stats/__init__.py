@@ -11,12 +11,10 @@ rows, so that no claim rests on the corpus's size. One concept a module:
 - `layers`: the rule-free view: every head's rows, layer by layer;
 - `norms`:  [CLS]'s, [SEP]'s and punctuation's norms over the content tokens'.
 
-The names callers use are re-exported here.
+Not here: Part 8's and Part 9's statistics (model/truth/, model/calibration/), the flip's
+(model/flip/). The names callers use are re-exported here.
 """
 from .layers import LayerStats, per_layer
 from .lenses import LensSummary, World, summaries
 from .norms import CLS_LONG, RatioStats, head_ratios, long_heads, longest_layers, punct_ratios, ratio_of, value_ratios
 from .rows import NearTies, SinkStats, near_ties, sink_stats
-
-
-

@@ -14,7 +14,8 @@ instrument displays and reduces what they return, one concept a module:
 - `summary`:  the statistics of the held-out rows; `margins`: how near each count came to turning;
 - `oracle`:   the oracle's check of the reference.
 
-The names callers use are re-exported here.
+Not here: the measures' arithmetic (model/ground_truth.py, model/oracle_ground_truth.py),
+Part 9's truths (model/calibration/). The names callers use are re-exported here.
 """
 from .inputs import LayerInputs
 from .oracle import oracle_check
@@ -23,6 +24,3 @@ from .records import GroundTruth, TruthRun
 from .rows import row_table, rows_json
 from .run import measure, run_reference
 from .sentence import Folded, ablation_share
-
-
-
