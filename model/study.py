@@ -87,6 +87,16 @@ class SimulatedMachine:
 
 
 @dataclass(frozen=True)
+class KernelPaths:
+    """Two real kernel paths of one CPU, measured (bench/kernels.py; study.yml `kernel_paths`): what
+    the margin floor and the simulated machine's nudge are set from."""
+    measured_on: str = ""
+    near: float = 0.0               # the margins compared: those within this of turning
+    margin_move: float = 0.0        # the largest move of a published margin among them
+    layer_difference: float = 0.0   # the largest per-layer difference, relative to the layer's largest value
+
+
+@dataclass(frozen=True)
 class Calibration:
     """Part 9 (study.yml `calibration`, `confirmation`; model/calibration.py)."""
     primary: str                       # the truth the criterion is read on
@@ -188,6 +198,7 @@ class Study:
     truth_oracle_every: int = 1   # the oracle re-runs part 8's measures on every n-th sentence
     picks: Picks = field(default=Picks())
     simulated_machine: SimulatedMachine = field(default=SimulatedMachine())
+    kernel_paths: KernelPaths = field(default=KernelPaths())
     flip_pairs_path: Path | None = None   # the flip pairs' file, if the study names one
     calibration: Calibration | None = None
 
@@ -406,6 +417,9 @@ def load(path: str | Path) -> Study:
         p = raw.get("picks") or {}
         pick_rules = Picks(float(p.get("tie_tolerance", 0.0)), float(p.get("margin_floor", 0.0)))
         simulated = SimulatedMachine(float((raw.get("simulated_machine") or {}).get("nudge", 0.0)))
+        k = raw.get("kernel_paths") or {}
+        kernel_paths = KernelPaths(str(k.get("measured_on", "")), float(k.get("near", 0.0)),
+                                   float(k.get("margin_move", 0.0)), float(k.get("layer_difference", 0.0)))
         calibration = _calibration(path, raw) if "calibration" in raw else None
     except StudyError:
         raise  # the corpus's own error, naming its file and line
@@ -454,7 +468,7 @@ def load(path: str | Path) -> Study:
                  tie_tolerance, bootstrap, pairs, nulls, flip_heads, anchors, runtime_models, runtime_tolerance,
                  sensitivity=sensitivity, value_zeroing_every=zeroing_every,
                  ablation_every=ablation_every, truth_oracle_every=truth_oracle_every, picks=pick_rules,
-                 simulated_machine=simulated, flip_pairs_path=flip_path, calibration=calibration)
+                 simulated_machine=simulated, kernel_paths=kernel_paths, flip_pairs_path=flip_path, calibration=calibration)
 
 
 def _calibration(path: Path, raw: dict) -> Calibration:
