@@ -3,7 +3,7 @@
 `read_corpus` tokenizes the corpus, runs the reference once over it and reduces every
 sentence to its `SentenceRows` (instrument.py); `displayed` applies the head rule and
 gives every displayed row of the corpus under one lens, as parallel arrays. These are
-the types every measurement reads (measure.py, stats.py, rollout.py, checks.py), so they
+the types every measurement reads (measure.py, stats/, rollout.py, checks.py), so they
 live below all of them.
 """
 from __future__ import annotations

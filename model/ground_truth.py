@@ -244,7 +244,7 @@ def layers_needed(ask: Ask, L: int) -> list[int]:
 
 def sentence(weights: list[LayerWeights], x: np.ndarray, alpha: np.ndarray, ask: Ask) -> SentenceTruth:
     """x [L, T, C] the layer inputs, alpha [L, nh, T, T] -> the asked measures (every layer's
-    weights at once: for a sentence or two; the corpus goes layer by layer, truth.py)."""
+    weights at once: for a sentence or two; the corpus goes layer by layer, truth/run.py)."""
     L, T = x.shape[0], x.shape[1]
     out = empty(ask, L, T)
     for l in layers_needed(ask, L):

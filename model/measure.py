@@ -3,7 +3,7 @@
 `measure_model` reads the corpus (corpus.py: the reference once over it, every sentence
 reduced to its `SentenceRows`), fits the head rule's positional heads on one half of the
 corpus, opens a head for every word of every sentence, and summarizes the rows of the
-other half (stats.py), each headline figure with its bootstrap interval. The result is
+other half (stats/), each headline figure with its bootstrap interval. The result is
 a `Measured`: a `ModelResults` of plain dataclasses (JSON-ready) and the corpus it was
 computed from, which the self-checks (checks.py) and the instrument's per-sentence data
 (views.py) read in turn.
@@ -168,7 +168,7 @@ class ModelResults:
     rollout: rollout.RolloutStats
     flips: flip.FlipResults
     ground_truth: truth.GroundTruth | None = None       # part 8: the ablation ground truth and the later fixes
-    calibration: dict | None = None                    # part 9: every reading's badge against the truths (calibration.py)
+    calibration: dict | None = None                    # part 9: every reading's badge against the truths (calibration/)
     examples: list[Example] = field(default_factory=list)
     rows: dict[str, Any] = field(default_factory=dict)  # columnar: every displayed row (rows_table)
     # Filled in by checks.py, which reads a `Measured` (so this module never imports it):

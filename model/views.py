@@ -23,7 +23,7 @@ sentences, and per model its size, positional heads and runtime manifest.
     chosen                      lens -> [layer, head] per shown word: the build's head rule
     ablation                    [[word, layer, head, ablation sink share, sink effect,
                                 content effect, head effect], ...] for every head a lens
-                                opens (part 8's ground truth; model/truth.py)
+                                opens (part 8's ground truth; model/truth/)
     fixes                       kobayashi2021, alti -> base64 uint16 [L, T, T], each token
                                 row normalized to 1, quantized like alpha
     value_zeroing               [[word, layer, word row [K]], ...] on the sampled sentences

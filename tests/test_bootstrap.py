@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from model.bootstrap import Resampler, _EXACT_ROWS
+from model.bootstrap import Resampler, _EXACT_ROWS, units
 
 LEVEL = 0.95
 
@@ -89,3 +89,7 @@ def test_identical_sentences_give_an_interval_of_zero_width():
 def test_the_level_sets_the_percentiles():
     r = Resampler(3, 10, seed=0, level=0.8)
     assert r.interval(np.arange(11.0)) == pytest.approx((1.0, 9.0))   # 10th and 90th percentiles
+
+
+def test_units_are_positions_in_the_set_of_sentences():
+    assert units(np.array([5, 5, 9, 2]), [9, 5, 2]).tolist() == [1, 1, 0, 2]

@@ -1,4 +1,4 @@
-"""Part 9 (model/calibration.py, the interventions in model/ground_truth.py, the confirmation
+"""Part 9 (model/calibration/, the interventions in model/ground_truth.py, the confirmation
 corpus of model/confirmation.py).
 
 - The interventions on the hand-made model of test_ground_truth.py, worked out on paper, and
@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 import torch
 
-from model import calibration
+from model.calibration import readings, scores, sets
 from model import ground_truth as gt
 from model.bootstrap import Resampler
 
@@ -138,7 +138,7 @@ BAR = {"precision_lo": 0.5, "recall_lo": 0.5}
 
 def scored(reading, truth, sentence, alpha=None):
     rs = Resampler(int(max(sentence)) + 1, 400, 0, 0.95)
-    return calibration.score("r", np.array(reading), np.array(truth), np.array(sentence), rs, 0.5, BAR, alpha)
+    return scores.score("r", np.array(reading), np.array(truth), np.array(sentence), rs, 0.5, BAR, alpha)
 
 
 def test_precision_and_recall_counted_by_hand():
@@ -181,10 +181,10 @@ def test_paired_difference_with_alpha():
 
 
 def test_wilson_bounds():
-    assert calibration.wilson_lo(10, 10, 0.95) == pytest.approx(0.7225, abs=1e-4)
-    assert calibration.wilson_lo(2, 2, 0.95) == pytest.approx(0.3424, abs=1e-4)
-    assert calibration.wilson_lo(0, 5, 0.95) == pytest.approx(0.0, abs=1e-12)
-    assert calibration.wilson_lo(0, 0, 0.95) is None
+    assert scores.wilson_lo(10, 10, 0.95) == pytest.approx(0.7225, abs=1e-4)
+    assert scores.wilson_lo(2, 2, 0.95) == pytest.approx(0.3424, abs=1e-4)
+    assert scores.wilson_lo(0, 5, 0.95) == pytest.approx(0.0, abs=1e-12)
+    assert scores.wilson_lo(0, 0, 0.95) is None
     # two rows of two: the bootstrap's bounds are 1, Wilson's say how little that shows
     s = scored([0.9, 0.9, 0.1, 0.1], [0.9, 0.9, 0.1, 0.1], [0, 1, 2, 3])
     assert s.fit and not s.fit_wilson
@@ -193,16 +193,16 @@ def test_wilson_bounds():
 def test_the_squared_slope_finds_a_square():
     rng = np.random.default_rng(0)
     linear = np.exp(rng.normal(-3, 1, size=(200, 2)))
-    out = calibration._squared(linear, 0.5 * linear[:, 0] ** 2, 0.5 * linear[:, 1] ** 2, np.arange(200) // 4,
+    out = sets._squared(linear, 0.5 * linear[:, 0] ** 2, 0.5 * linear[:, 1] ** 2, np.arange(200) // 4,
                                Resampler(50, 200, 0, 0.95))
     assert out["slope"] == pytest.approx(2.0) and out["slope_lo"] == pytest.approx(2.0) and out["r"] == pytest.approx(1.0)
-    out = calibration._squared(linear, linear[:, 0], linear[:, 1], np.arange(200) // 4, Resampler(50, 200, 0, 0.95))
+    out = sets._squared(linear, linear[:, 0], linear[:, 1], np.arange(200) // 4, Resampler(50, 200, 0, 0.95))
     assert out["slope"] == pytest.approx(1.0)
 
 
 def test_rows_at_the_numerical_floor():
     cal = {"sets": {"corpus": {"floor_effects": [1e-9, 5e-7, 3e-6]}, "confirmation": {"floor_effects": [2e-6]}}}
-    calibration.at_floor(cal, 5e-7, 2.0)
+    sets.at_floor(cal, 5e-7, 2.0)
     assert cal["sets"]["corpus"]["n_floor"] == 2 and cal["sets"]["confirmation"]["n_floor"] == 0
     assert cal["sets"]["corpus"]["floor"] == pytest.approx(1e-6)
     assert "floor_effects" not in cal["sets"]["corpus"]
@@ -248,7 +248,7 @@ def test_small_study_calibration(small_measured, small_study):
     assert set(rep["truths"]) == {"word", "sentence"} and "floor_effects" not in rep and "n_floor" not in rep
     every = small_study.calibration.replication.downstream_every
     assert rep["n_downstream_sentences"] == len(range(0, len(small_study.calibration.replication.sentences), every))
-    assert set(cal["replicates"]) - {"margins"} == set(calibration.ON_ALPHAS_HEAD)
+    assert set(cal["replicates"]) - {"margins"} == set(readings.ON_ALPHAS_HEAD)
     assert cal["verdict"]["alpha"] in {"fit", "not fit", "undetermined"}
     for st in cal["sets"].values():
         rows = st["rows"]
@@ -261,7 +261,7 @@ def test_small_study_calibration(small_measured, small_study):
         # measured on every row; value zeroing's reading exists on Part 8's sample of corpus.tsv only
         assert all(s.n_rows == st["n_rows"] for r, s in layer.items() if r != "value_zeroing")
         assert 0 <= layer["value_zeroing"].n_rows < st["n_rows"]
-        assert set(st["truths"]["word"]) == set(calibration.ON_ALPHAS_HEAD)
+        assert set(st["truths"]["word"]) == set(readings.ON_ALPHAS_HEAD)
         assert 0 < st["truths"]["word"]["alpha"].n_rows < st["n_rows"]
         assert st["n_floor"] >= 0 and "floor_effects" not in st
     every = small_study.calibration.downstream_every["l6"]
@@ -271,7 +271,7 @@ def test_small_study_calibration(small_measured, small_study):
     assert cal["sets"]["confirmation"]["truths"]["layer"]["value_zeroing"].n_rows == 0 and not cal["fit"]["value_zeroing"]
     assert cal["verdict"]["value_zeroing"] == "not measured"   # no row of the confirmation corpus: nothing to judge
     assert cal["stop_rule"]["alpha"]["n_rows"] == len(a.sentence)
-    assert set(cal["fit"]) - {"margins"} == set(held_out["truths"]["word"]) == set(calibration.ON_ALPHAS_HEAD)
+    assert set(cal["fit"]) - {"margins"} == set(held_out["truths"]["word"]) == set(readings.ON_ALPHAS_HEAD)
     assert set(cal["fit_layer"]) - {"margins"} == set(held_out["truths"]["layer"])
 
 
@@ -279,17 +279,15 @@ def test_a_verdict_s_margin_counts_only_what_could_turn_it():
     """A failing verdict turns only if every failing bound can cross its bar; a passing one
     if any bound can (mpnet's confirmation corpus: recall_lo 1.0 on 1 row, precision_lo 0.0
     on 188: one row could move the recall anywhere, but not the precision to its bar)."""
-    from model import calibration as cal
-
     one_row_recall = [(0.0, 0.5, 188), (1.0, 0.5, 1)]
-    assert not cal._a_row_turns(False, one_row_recall)
-    assert cal._apart(False, one_row_recall) == 1.0               # the failing precision, all the way
-    assert cal._a_row_turns(False, [(0.497, 0.5, 188), (1.0, 0.5, 1)])
-    assert cal._a_row_turns(True, [(0.9, 0.5, 188), (0.51, 0.5, 60)])
-    assert not cal._a_row_turns(True, [(0.9, 0.5, 188), (0.6, 0.5, 60)])
-    assert abs(cal._apart(True, [(0.9, 0.5, 188), (0.6, 0.5, 60)]) - 0.2) < 1e-12
-    assert cal._a_row_turns(False, [(None, 0.5, 0), (0.9, 0.5, 40)])   # no badge yet: one row could be anything
-    assert cal._apart(False, [(0.2, 0.5, 100), (0.45, 0.5, 100)]) == 0.6   # both must cross: the farther
+    assert not scores._a_row_turns(False, one_row_recall)
+    assert scores._apart(False, one_row_recall) == 1.0               # the failing precision, all the way
+    assert scores._a_row_turns(False, [(0.497, 0.5, 188), (1.0, 0.5, 1)])
+    assert scores._a_row_turns(True, [(0.9, 0.5, 188), (0.51, 0.5, 60)])
+    assert not scores._a_row_turns(True, [(0.9, 0.5, 188), (0.6, 0.5, 60)])
+    assert abs(scores._apart(True, [(0.9, 0.5, 188), (0.6, 0.5, 60)]) - 0.2) < 1e-12
+    assert scores._a_row_turns(False, [(None, 0.5, 0), (0.9, 0.5, 40)])   # no badge yet: one row could be anything
+    assert scores._apart(False, [(0.2, 0.5, 100), (0.45, 0.5, 100)]) == 0.6   # both must cross: the farther
 
 
 def test_a_missing_wordnet_names_the_package_and_the_command(tmp_path):

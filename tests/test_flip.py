@@ -1,4 +1,4 @@
-"""The adjective flip (model/flip.py) on one pair whose pronoun rows are set by hand.
+"""The adjective flip (model/flip/) on one pair whose pronoun rows are set by hand.
 
 A model of 2 layers x 2 heads; in each sentence the pronoun's row puts these weights on
 the two candidates (hammer, tile), the rest on [CLS]. The reader picks "tile" in the
@@ -19,6 +19,9 @@ import pytest
 
 from model import activations, flip
 from model.activations import Activations
+from model.flip.analysis import MeasuredPairs, passing_on_null, with_orders
+from model.flip.heads import head_tests, null_max_follows
+from model.instrument import LENSES
 from model.study import Bootstrap, FlipHeads, FlipPair
 from model.tokenize import tokenize
 
@@ -142,18 +145,18 @@ def test_sign_tests_with_bonferroni_on_paper():
     # head 2: no change: p = 1; family of 3.
     follows = flags("11111", "11100", "00000")
     opposes = flags("00000", "00011", "00000")
-    h = flip.head_tests(follows, opposes, np.zeros(3), 2, HEADS)
+    h = head_tests(follows, opposes, np.zeros(3), 2, HEADS)
     assert h.p_value == pytest.approx([1 / 32, 1 / 2, 1.0])
     assert h.p_corrected == pytest.approx([3 / 32, 1.0, 1.0])       # times 3, capped at 1
     assert (h.layer, h.head) == ([1, 1, 2], [0, 1, 0])              # from layer 1, two heads a layer
     assert h.n_significant == 0 and h.best == "L1H0" and (h.best_follows, h.best_opposes) == (5, 0)
-    loose = flip.head_tests(follows, opposes, np.zeros(3), 2, FlipHeads(0.1, "bonferroni", 100, 0.95, 0))
+    loose = head_tests(follows, opposes, np.zeros(3), 2, FlipHeads(0.1, "bonferroni", 100, 0.95, 0))
     assert loose.significant == ["L1H0"] and loose.best_p_corrected == pytest.approx(3 / 32)
 
 
 def test_a_sign_test_cares_for_opposes():
     """Nine follows against nine opposes is no evidence, however many follows."""
-    h = flip.head_tests(flags("1" * 9 + "0" * 9), flags("0" * 9 + "1" * 9), np.zeros(1), 1, HEADS)
+    h = head_tests(flags("1" * 9 + "0" * 9), flags("0" * 9 + "1" * 9), np.zeros(1), 1, HEADS)
     assert h.p_value[0] == pytest.approx(0.5927, abs=1e-4) and h.n_significant == 0
 
 
@@ -162,11 +165,11 @@ def test_the_null_swaps_a_pairs_heads_together():
     the time) leaves both at 0, so the largest count is 0 in half the permutations. Heads
     swapped one by one would leave both at 0 a quarter of the time only."""
     follows, opposes = flags("10", "10"), flags("00", "00")
-    at = lambda q: flip.null_max_follows(follows, opposes, FlipHeads(0.05, "bonferroni", 4000, q, 1))
+    at = lambda q: null_max_follows(follows, opposes, FlipHeads(0.05, "bonferroni", 4000, q, 1))
     assert at(0.4) == 0 and at(0.6) == 1
     # A head that follows in both pairs, another that opposes in both: the maximum is 2 unless
     # exactly one pair is swapped (then 1 and 1).
-    both = lambda q: flip.null_max_follows(flags("11", "00"), flags("00", "11"), FlipHeads(0.05, "bonferroni", 4000, q, 1))
+    both = lambda q: null_max_follows(flags("11", "00"), flags("00", "11"), FlipHeads(0.05, "bonferroni", 4000, q, 1))
     assert both(0.4) == 1 and both(0.95) == 2
 
 
@@ -178,7 +181,7 @@ def test_the_best_head_has_the_smallest_uncorrected_p():
     opposes = np.zeros((9, 20), bool)
     follows[:5, 0], opposes[5:, 0] = True, True          # head 0: 5 with, 4 against
     follows[:4, 1] = True                                # head 1: 4 with, 0 against
-    h = flip.head_tests(follows, opposes, np.zeros(20), 10, HEADS)
+    h = head_tests(follows, opposes, np.zeros(20), 10, HEADS)
     assert h.p_corrected[:2] == [1.0, 1.0] and h.n_significant == 0
     assert (h.best, h.best_follows, h.best_opposes) == ("L1H1", 4, 0)
     assert h.best_p_value == pytest.approx(1 / 16)
@@ -190,7 +193,7 @@ def test_heads_that_change_too_rarely_cannot_pass():
     follows, opposes = np.zeros((6, 3), bool), np.zeros((6, 3), bool)
     opposes[:, 0] = True          # 6 changes, all against: could have passed
     follows[:5, 1] = True         # 5 changes, all with: cannot
-    h = flip.head_tests(follows, opposes, np.zeros(3), 3, HEADS)
+    h = head_tests(follows, opposes, np.zeros(3), 3, HEADS)
     assert h.n_powered == 1 and h.n_significant == 0
 
 
@@ -200,26 +203,26 @@ def test_passing_heads_counted_on_the_null_pairs():
     pass and is not counted."""
     flip_f, flip_o = flags("1111", "1100"), flags("0000", "0011")
     null_f, null_o = flags("1000", "1111"), flags("0111", "0000")
-    got = flip.passing_on_null((flip_f, flip_o), (null_f, null_o), np.array([True, False]), BOOT)
+    got = passing_on_null((flip_f, flip_o), (null_f, null_o), np.array([True, False]), BOOT)
     assert (got.heads, got.null_follows, got.null_opposes, got.null_share) == (1, 1, 3, 0.25)
     assert (got.flip_follows, got.flip_opposes, got.flip_share) == (4, 0, 1.0)
     assert got.null_share_lo <= 0.25 <= got.null_share_hi and got.flip_share_lo == got.flip_share_hi == 1.0
-    nothing = flip.passing_on_null((flip_f, flip_o), (null_f, null_o), np.array([False, False]), BOOT)
+    nothing = passing_on_null((flip_f, flip_o), (null_f, null_o), np.array([False, False]), BOOT)
     assert (nothing.heads, nothing.null_follows, nothing.null_share, nothing.null_share_lo) == (0, 0, None, None)
 
 
-def _measured(pairs: list[FlipPair], follow: list[bool]) -> flip._Measured:
+def _measured(pairs: list[FlipPair], follow: list[bool]) -> MeasuredPairs:
     """Two layers of one head; in pair k the layer-1 head follows the reader if follow[k],
     else opposes it; the layer-0 head always picks candidate 0."""
     ra = np.array([p.candidates.index(p.referents[0]) for p in pairs])
     win_a = np.stack([np.zeros(len(pairs), int), np.where(follow, ra, 1 - ra)], axis=1)
     win_b = np.stack([np.zeros(len(pairs), int), np.where(follow, 1 - ra, ra)], axis=1)
     shift = np.where(np.array(follow)[:, None], 1.0, -1.0) * np.ones((len(pairs), 2))
-    lens = lambda x: {name: x for name in flip.LENSES}
+    lens = lambda x: {name: x for name in LENSES}
     closer = np.array([p.referents for p in pairs])
     far = np.ones(win_a.shape)   # every decision far from turning
-    return flip._Measured(pairs, lens(win_a), lens(win_b), lens(shift), closer, np.ones((len(pairs), 2), bool),
-                          lens(far), lens(far), np.ones(len(pairs)))
+    return MeasuredPairs(pairs, lens(win_a), lens(win_b), lens(shift), closer, np.ones((len(pairs), 2), bool),
+                         lens(far), lens(far), np.ones(len(pairs)))
 
 
 
@@ -234,7 +237,7 @@ def test_each_order_is_analysed_apart():
     pairs = [PAIR, PAIR, MIRROR, MIRROR]
     m = _measured(pairs, [True, True, False, False])
     take = m.take
-    s = flip._with_orders(take, np.arange(4), 1, BOOT, HEADS, keep_pairs=True)
+    s = with_orders(take, np.arange(4), 1, BOOT, HEADS, keep_pairs=True)
     assert s.n_pairs == 4 and s.referent_a_named_first == 2 and len(s.lenses["alpha"].pairs) == 4
     assert s.lenses["alpha"].toward_share == 0.5 and s.lenses["alpha"].heads.follows == [2]
     assert s.lenses["alpha"].heads.opposes == [2]
@@ -253,7 +256,7 @@ def test_heads_passing_in_every_order_are_listed():
     pairs = [PAIR] * 8 + [MIRROR] * 8
     m = _measured(pairs, [True] * 16)
     take = m.take
-    h = flip._with_orders(take, np.arange(16), 1, BOOT, HEADS, keep_pairs=False).lenses["alpha"].heads
+    h = with_orders(take, np.arange(16), 1, BOOT, HEADS, keep_pairs=False).lenses["alpha"].heads
     assert h.significant == h.significant_in_every_order == ["L1H0"] and h.n_significant_in_every_order == 1
 
 
@@ -264,7 +267,7 @@ def test_flip_on_the_real_model(small_measured):
     assert set(f.orders) == set(f.null.orders) == {"original", "mirrored"}
     for s in (f, f.null, *f.orders.values()):
         for lens in s.lenses.values():
-            assert lens.layer0_changed == 0          # a softmax keeps the ratio of two weights: see flip.py
+            assert lens.layer0_changed == 0          # a softmax keeps the ratio of two weights: see flip/analysis.py
             assert lens.n_heads == 5 * 12 and lens.heads.family == 5 * 12
             assert lens.changed_share_lo <= lens.changed_share <= lens.changed_share_hi
             assert all(len(w) == 6 * 12 for p in lens.pairs for w in p.winners)

@@ -1,4 +1,4 @@
-"""Part 8's measures (model/ground_truth.py, model/oracle_ground_truth.py, model/truth.py).
+"""Part 8's measures (model/ground_truth.py, model/oracle_ground_truth.py, model/truth/).
 
 - A one-layer model small enough to work out on paper (hidden size 4, two heads of size 2,
   identity value and output projections, no feed-forward): every measure's known answer,
@@ -18,9 +18,12 @@ import pytest
 
 from model import ground_truth as gt
 from model import oracle_ground_truth as ogt
-from model import truth
 from model.bootstrap import Resampler
 from model.oracle import OracleOutput
+from model.truth.inputs import LayerInputs
+from model.truth.readings import FIXES, POSITION_BASELINES, position_scores
+from model.truth.sentence import ablation_share, bound_ratios, fold, normalized
+from model.truth.summary import harmful_profile, measured_survivors
 
 # -- the hand-made model ------------------------------------------------------------------------
 #
@@ -90,7 +93,7 @@ def test_ablation_on_head_0(hand):
     assert content == pytest.approx(distance(R, R - [1.0, -1.0, 0, 0]), abs=1e-9)
     assert other == pytest.approx(0.0, abs=1e-12)          # content without w's own token: nothing left
     assert head == pytest.approx(distance(R, R - [1.5, -0.5, 0, 0]), abs=1e-9)
-    assert truth.ablation_share(hand.effects[0]) == pytest.approx(sink / (sink + content))
+    assert ablation_share(hand.effects[0]) == pytest.approx(sink / (sink + content))
 
 
 def test_ablation_on_head_1(hand):
@@ -99,7 +102,7 @@ def test_ablation_on_head_1(hand):
     assert sink == pytest.approx(distance(R, [3.5, -2.5, 0, 0]), abs=1e-9)
     assert content == pytest.approx(0.0, abs=1e-12)
     assert head == pytest.approx(sink, abs=1e-9)
-    assert truth.ablation_share(hand.effects[1]) == pytest.approx(1.0)
+    assert ablation_share(hand.effects[1]) == pytest.approx(1.0)
 
 
 def test_kobayashi2021(hand):
@@ -123,7 +126,7 @@ def test_bound_ratio():
     from model import instrument
 
     v = X.reshape(3, 2, 2).transpose(1, 0, 2)
-    ratios = truth.bound_ratios(ALPHA[None], np.linalg.norm(v, axis=-1)[None], instrument.word_map([None, 0, None]))
+    ratios = bound_ratios(ALPHA[None], np.linalg.norm(v, axis=-1)[None], instrument.word_map([None, 0, None]))
     assert ratios[0, :, 0] == pytest.approx([4 / 3, 2 / 3])
 
 
@@ -133,7 +136,7 @@ def test_fold_normalizes_token_rows_then_folds():
     t = gt.SentenceTruth(np.zeros((0, 4)), [np.array([[1.0, 2.0, 1.0, 0.0], [0.0, 1.0, 1.0, 2.0]])],
                          np.ones((1, 4, 4)), np.ones((1, 4, 4)))
     ask = gt.Ask(tokens=[[1, 2]], heads=[], zeroing=[(0, 0)])
-    f = truth.fold(t, ask, instrument.word_map([None, 0, 0, None]))
+    f = fold(t, ask, instrument.word_map([None, 0, 0, None]))
     # each token row to 1 first (.25 .5 .25 0 and 0 .25 .25 .5), their mean, columns [CLS] | w (2 tokens) | [SEP]
     assert f.zeroing[(0, 0)] == pytest.approx([0.125, 0.625, 0.25])   # (word, layer)
     assert f.fix_rows["alti"][0, 0] == pytest.approx([0.25, 0.5, 0.25])
@@ -142,7 +145,7 @@ def test_fold_normalizes_token_rows_then_folds():
 # -- added after the sceptical reading: the lazy baselines, the harmful rows, the survivors ---------
 
 def test_position_scores_know_only_where_the_word_is():
-    scores = truth.position_scores(np.array([0, 1, 4, 0]))
+    scores = position_scores(np.array([0, 1, 4, 0]))
     assert scores["position"].tolist() == [0.0, -1.0, -4.0, 0.0]      # the earlier the higher
     assert scores["first_word"].tolist() == [1.0, 0.0, 0.0, 1.0]
 
@@ -153,14 +156,14 @@ def test_harmful_profile_on_a_hand_made_case():
     harmful = np.array([True, True, False, True, True])
     # Every displayed row: L6H4 is opened for four words, three of them first words.
     opened = (np.array([0, 0, 3, 0, 5]), np.array([6, 6, 6, 6, 1]), np.array([4, 4, 4, 4, 2]))
-    h = truth.harmful_profile(word, layer, head, harmful, *opened)
+    h = harmful_profile(word, layer, head, harmful, *opened)
     assert (h.n_rows, h.first_word) == (4, 3)                       # rows 0, 1, 3 are first words
     assert (h.top_head, h.top_head_rows) == ("L6H4", 2)             # L6H4 twice, L0H0 and L7H4 once
     assert (h.top_head_opened, h.top_head_opened_first_word) == (4, 3)
     # A tie goes to the lowest layer: L0H0 and L6H4 once each.
-    tie = truth.harmful_profile(word, layer, head, np.array([True, False, False, True, False]), *opened)
+    tie = harmful_profile(word, layer, head, np.array([True, False, False, True, False]), *opened)
     assert (tie.top_head, tie.top_head_rows, tie.top_head_opened) == ("L0H0", 1, 0)
-    none = truth.harmful_profile(word, layer, head, np.zeros(5, bool), *opened)
+    none = harmful_profile(word, layer, head, np.zeros(5, bool), *opened)
     assert (none.n_rows, none.top_head, none.top_head_opened) == (0, None, 0)
 
 
@@ -169,10 +172,10 @@ def test_measured_survivors_on_a_hand_made_case():
     surv = np.array([True, True, False, True])
     head_effect = np.array([2e-3, 5e-4, 9.0, 4e-3])
     sink_effect = np.array([1.5e-3, 1e-4, 9.0, 5e-4])
-    n, sentences, above, harmful, over = truth.measured_survivors(surv, head_effect, sink_effect, np.array([7, 7, 8, 9]), 1e-3)
+    n, sentences, above, harmful, over = measured_survivors(surv, head_effect, sink_effect, np.array([7, 7, 8, 9]), 1e-3)
     assert (n, sentences, above, harmful) == (3, 2, 2, 1)          # the non-survivor's 9.0 counts nowhere
     assert over == pytest.approx(2.0)                              # median 2e-3 over 1e-3
-    empty = truth.measured_survivors(np.zeros(4, bool), head_effect, sink_effect, np.arange(4), 1e-3)
+    empty = measured_survivors(np.zeros(4, bool), head_effect, sink_effect, np.arange(4), 1e-3)
     assert empty[:4] == (0, 0, 0, 0) and np.isnan(empty[4])
 
 
@@ -188,7 +191,7 @@ def real(l6):
     from model.tokenize import tokenize
 
     toks = [tokenize(s, l6.tokenizer_dir, 512) for s in SENTENCES]
-    with truth.LayerInputs() as store:
+    with LayerInputs() as store:
         acts = activations.from_reference(l6, [t.ids for t in toks], store)
         xs = [store.read(i).copy() for i in range(len(toks))]
     return toks, acts, xs, list(oracle.forward(l6, [t.ids for t in toks]))
@@ -215,13 +218,13 @@ def test_reference_agrees_with_the_oracle(l6, real):
     for tok, a, x, o in zip(toks, acts, xs, outs):
         ask = real_ask(tok, L, nh)
         ref, orc = gt.sentence(W, x, a.alpha, ask), ogt.sentence(OW, o, ask)
-        shares = lambda e: np.array([truth.ablation_share(row) for row in e])
+        shares = lambda e: np.array([ablation_share(row) for row in e])
         assert np.abs(shares(ref.effects) - shares(orc.effects)).max() < 1e-5
         assert np.abs(ref.effects - orc.effects).max() < 1e-5 * np.abs(orc.effects).max()
         for r_, o_ in ((ref.kobayashi, orc.kobayashi), (ref.alti, orc.alti)):
-            assert np.abs(truth._normalized(r_) - truth._normalized(o_)).max() < 1e-5
+            assert np.abs(normalized(r_) - normalized(o_)).max() < 1e-5
         for r_, o_ in zip(ref.zeroing, orc.zeroing):
-            assert np.abs(truth._normalized(r_) - truth._normalized(o_)).max() < 1e-5
+            assert np.abs(normalized(r_) - normalized(o_)).max() < 1e-5
 
 
 @pytest.fixture(scope="module")
@@ -337,7 +340,7 @@ def test_small_study_rows_and_verdicts(small_measured, small_study):
         assert len(share) == n
         assert {s for s, v in zip(rows["sentence"], share) if v is not None} == set(ablated) & set(rows["sentence"])
         assert all(0 <= v <= 1 for v in share if v is not None)
-    for fix in truth.FIXES:
+    for fix in FIXES:
         f = g.fixes[fix]
         sink = np.array([np.nan if v is None else v for v in rows[fix]["sink_share"]])
         measured = ~np.isnan(sink)
@@ -356,13 +359,13 @@ def test_small_study_rows_and_verdicts(small_measured, small_study):
     test = set(small_study.halves["test"])
     held = {s for s, v in zip(rows["sentence"], rows["alpha"]["ablation_share"]) if v is not None and s in test}
     assert g.ablation["alpha"].n_sentences == len(held) and g.tracking["alpha"].n_sentences == len(held)
-    for fix in truth.FIXES:
+    for fix in FIXES:
         have = {s for s, v in zip(rows["sentence"], rows[fix]["sink_share"]) if v is not None and s in test}
         assert g.fixes[fix].n_test_sentences == len(have)
         other = [v for v in rows[fix]["sink_share_other"] if v is not None]
         assert g.fixes[fix].max_sink_other == pytest.approx(max(other))
         assert g.fixes[fix].rows_above_other == sum(v > 0.5 for v in other)
     # The position baselines are scored on the same rows as alpha.
-    for name in truth.POSITION_BASELINES:
+    for name in POSITION_BASELINES:
         assert g.tracking[name].n_rows == g.tracking["alpha"].n_rows
     assert g.agreement.max_abs_kobayashi2021 < 1e-5 and g.agreement.max_abs_alti < 1e-5   # float32 on fix-only layers

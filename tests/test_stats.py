@@ -1,4 +1,4 @@
-"""Summary statistics (model/stats.py) on rows and norms chosen by hand."""
+"""Summary statistics (model/stats/) on rows and norms chosen by hand."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,11 +10,12 @@ from model.corpus import displayed, on_heads
 from model.activations import Activations
 from model.bootstrap import Resampler
 from model.instrument import LENSES
+from model.stats.rows import row_stats
 
 
 def test_row_stats_on_paper():
     where = [(3, "a"), (3, "b"), (7, "c"), (7, "d")]
-    s = stats.row_stats(np.array([0.1, 0.6, 0.95, 0.3]), np.array([0.0, 0.6, 0.1, 0.2]), np.array([False, True, False, True]),
+    s = row_stats(np.array([0.1, 0.6, 0.95, 0.3]), np.array([0.0, 0.6, 0.1, 0.2]), np.array([False, True, False, True]),
                         np.array([0, 0, 1, 1]), where.__getitem__, 2, None, 0.0)
     assert (s.n_sentences, s.n_rows) == (2, 4)
     assert s.median_sink == pytest.approx(0.45)
@@ -35,10 +36,10 @@ def test_row_stats_on_paper():
 
 def test_the_worst_row_is_the_first_among_near_ties():
     where = [(3, "a"), (3, "b"), (7, "c")]
-    s = stats.row_stats(np.array([0.9, 0.95, 0.94995]), np.zeros(3), np.zeros(3, bool), np.array([0, 0, 1]),
+    s = row_stats(np.array([0.9, 0.95, 0.94995]), np.zeros(3), np.zeros(3, bool), np.array([0, 0, 1]),
                         where.__getitem__, 2, None, 1e-4)
     assert s.worst_word == "b"                            # 0.94995 ties 0.95 but comes later
-    s = stats.row_stats(np.array([0.9, 0.94995, 0.95]), np.zeros(3), np.zeros(3, bool), np.array([0, 0, 1]),
+    s = row_stats(np.array([0.9, 0.94995, 0.95]), np.zeros(3), np.zeros(3, bool), np.array([0, 0, 1]),
                         where.__getitem__, 2, None, 1e-4)
     assert s.worst_word == "b"                            # ... and wins when it comes first
     # 5e-5 from leaving the band (0.94995 - (0.95 - 1e-4)), and 0.95 as far from rising past it
@@ -47,17 +48,13 @@ def test_the_worst_row_is_the_first_among_near_ties():
 
 def test_row_stats_intervals_over_identical_sentences_have_no_width():
     sink, punct = np.tile([0.1, 0.6], 3), np.tile([0.2, 0.0], 3)
-    s = stats.row_stats(sink, punct, np.tile([False, True], 3), np.repeat([0, 1, 2], 2), lambda r: (0, "w"), 3,
+    s = row_stats(sink, punct, np.tile([False, True], 3), np.repeat([0, 1, 2], 2), lambda r: (0, "w"), 3,
                         Resampler(3, 200, 0, 0.95), 0.0)
     assert (s.median_sink_lo, s.median_sink_hi) == (0.35, 0.35)
     assert (s.worst_sink_lo, s.worst_sink_hi) == (0.6, 0.6)
     assert (s.above_50_share_lo, s.above_50_share_hi) == (0.5, 0.5)
     assert (s.median_punct_lo, s.median_punct_hi) == (0.1, 0.1)
     assert (s.top_punct_share_lo, s.top_punct_share_hi) == (0.5, 0.5)
-
-
-def test_units_are_positions_in_the_set_of_sentences():
-    assert stats._units(np.array([5, 5, 9, 2]), [9, 5, 2]).tolist() == [1, 1, 0, 2]
 
 
 def ratio_acts(value_norm: list[list[float]]) -> Activations:

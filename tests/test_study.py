@@ -1,4 +1,4 @@
-"""The study's inputs (model/study.py): the corpus file, the halves, the flip pairs and
+"""The study's inputs (model/study/): the corpus file, the halves, the flip pairs and
 study.yml. Every error names the file and, where there is one, the line."""
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import yaml
 from conftest import ROOT
 from model import study as study_mod
 from model.study import StudyError
+from model.study.pairs import read_flip_pairs
 
 
 def write(path: Path, data: bytes | str) -> Path:
@@ -111,13 +112,13 @@ def pairs_file(tmp_path: Path, mirror: dict | None = None, null: dict | None = N
 
 
 def test_flip_pairs_are_read(tmp_path):
-    pairs, nulls = study_mod._flip_pairs(flip_file(tmp_path))
+    pairs, nulls = read_flip_pairs(flip_file(tmp_path))
     assert pairs[1] == study_mod.FlipPair(tuple(PAIR["sentences"]), "it", ("hammer", "tile"), ("tile", "hammer"))
     assert nulls == ()
 
 
 def test_a_mirror_and_a_null_pair_are_read_with_their_order_and_source(tmp_path):
-    (pair, mirror), (null,) = study_mod._flip_pairs(pairs_file(tmp_path))
+    (pair, mirror), (null,) = read_flip_pairs(pairs_file(tmp_path))
     assert (pair.order, pair.source, mirror.order, mirror.source) == ("original", None, "mirrored", 1)
     assert (null.order, null.source, null.referents) == ("mirrored", 2, ("tile", "hammer"))   # the order of its frame
     assert (pair.named_first(), mirror.named_first(), null.named_first(1)) == ("hammer", "tile", "hammer")
@@ -144,7 +145,7 @@ def test_a_mirror_and_a_null_pair_are_read_with_their_order_and_source(tmp_path)
 def test_a_bad_flip_pair_is_named_by_its_number(tmp_path, change, message):
     path = flip_file(tmp_path, **change)
     with pytest.raises(StudyError, match=rf"^{re.escape(str(path))}: flip pair 2: .*{re.escape(message)}"):
-        study_mod._flip_pairs(path)
+        read_flip_pairs(path)
 
 
 @pytest.mark.parametrize("mirror, null, message", [
@@ -162,13 +163,13 @@ def test_a_bad_flip_pair_is_named_by_its_number(tmp_path, change, message):
 def test_a_bad_mirror_or_null_pair_is_named(tmp_path, mirror, null, message):
     path = pairs_file(tmp_path, mirror, null)
     with pytest.raises(StudyError, match=rf"^{re.escape(str(path))}: {re.escape(message)}"):
-        study_mod._flip_pairs(path)
+        read_flip_pairs(path)
 
 
 def test_a_flip_pair_missing_a_field_is_named(tmp_path):
     path = write(tmp_path / "pairs.yml", yaml.safe_dump({"flip_pairs": [{k: v for k, v in PAIR.items() if k != "pronoun"}]}))
     with pytest.raises(StudyError, match=r"flip pair 1: missing or malformed 'pronoun'"):
-        study_mod._flip_pairs(path)
+        read_flip_pairs(path)
 
 
 def _first_named(sentence: str, candidates) -> str:

@@ -42,7 +42,7 @@ class Numbers(dict):
     _ROW = re.compile(r"^(\w+)\.row\.s(\d+)\.w(\d+)\.(\w+)\.(\w+)$")
     _ROW_FIELDS = ("word", "layer", "head", "sink_share", "sep_share", "punct_share", "content_mass",
                    "top_word", "top_weight", "alpha_head_sink", "predicted_sink",
-                   # part 8 (model/truth.py): the ground truth on each lens's head, the fixes' rows
+                   # part 8 (model/truth/): the ground truth on each lens's head, the fixes' rows
                    "ablation_share", "sink_effect", "content_effect", "head_effect", "bound_ratio",
                    "ablation_share_without_word", "sink_share_other", "self_share", "strongest_layer",
                    "strongest_sink_share")
@@ -255,7 +255,7 @@ def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: flo
         for layer, heads in enumerate(per_layer):
             for head, v in enumerate(heads):
                 out[f"{k}.headratio.l{layer}h{head}.{name}"] = v
-    # Heads that hardly discount [CLS], and where each ratio is largest (model/stats.py)
+    # Heads that hardly discount [CLS], and where each ratio is largest (model/stats/norms.py)
     long_cls = stats.long_heads(m["head_ratios"]["cls_v"], m["ratios"])
     out[f"{k}.heads_cls_long"] = long_cls["heads"]
     _note(out, f"{k}.heads_cls_long", (long_cls["margins"]["heads"], 1.0))
@@ -310,7 +310,7 @@ def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: flo
 
 
 def _truth(out: dict, k: str, gt: dict | None) -> None:
-    """Part 8 (model/truth.py): `l6.truth.alpha.median_share` (the ablation ground truth on
+    """Part 8 (model/truth/): `l6.truth.alpha.median_share` (the ablation ground truth on
     the head a lens opens), `l6.fix.alti.rows_above` (a later fix as a lens),
     `l6.track.alti.spearman` (how it tracks the ground truth; `l6.track.position.auc`, a
     lazy baseline), `l6.idle.value_norm.*`, `l6.truth.harmful_rows.*` (what the harmful rows
@@ -330,7 +330,7 @@ def _truth(out: dict, k: str, gt: dict | None) -> None:
 
 
 def _calibration(out: dict, k: str, cal: dict | None) -> None:
-    """Part 9 (model/calibration.py): `l6.cal.corpus.word.output_norm_on_alpha.precision` (a
+    """Part 9 (model/calibration/): `l6.cal.corpus.word.output_norm_on_alpha.precision` (a
     reading against a truth, on the held-out half, `confirmation` or `replication`), its
     `_lo`/`_hi`, `.n_badged`, `.precision_vs_alpha`; `l6.cal.verdict.output_norm_on_alpha`
     (fit, not fit or undetermined, on the primary truth), `l6.cal.model_verdict.verdict`,

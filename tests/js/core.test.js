@@ -109,7 +109,7 @@ test("shape errors name the array", () => {
   assert.throws(() => sentence(TOKENS, { value_norm: [1, 1] }), /value_norm has 2 values, expected 5/);
 });
 
-// Part 8 (model/truth.py, model/views.py): a fix's token rows arrive normalized, 16 bits like
+// Part 8 (model/truth/, model/views.py): a fix's token rows arrive normalized, 16 bits like
 // alpha, and fold like alpha; value zeroing arrives as word rows for one layer; the ablation
 // ground truth as a lookup by (word, layer, head).
 const quantized = (rows) => {

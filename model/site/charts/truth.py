@@ -12,7 +12,7 @@ from ...truth import FIX_LABELS
 from .common import WIDTH, band_tooltip, bin_counts, interval_tooltip, model_name, test_rows
 
 
-# Lazy scores that know only where the word is (model/truth.py, added after the sceptical reading)
+# Lazy scores that know only where the word is (model/truth/readings.py, added after the sceptical reading)
 BASELINE_NAMES = {"position": "baseline: position", "first_word": "baseline: first word"}
 
 

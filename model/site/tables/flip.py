@@ -58,7 +58,7 @@ def flip_sets(r) -> str:
 
 def flip_top_heads(r, model: str, more: int = 5) -> str:
     """The heads of one model with the smallest uncorrected p under α (every flip pair), the
-    order of the best head (model/flip.py): every head that passes and `more` after them,
+    order of the best head (model/flip/heads.py): every head that passes and `more` after them,
     with their counts in each set of pairs."""
     heads = r.results["models"][model]["flips"]["lenses"]["alpha"]["heads"]
     order = sorted(range(len(heads["follows"])), key=lambda i: (heads["p_value"][i], -heads["follows"][i], i))
