@@ -1,4 +1,4 @@
-"""Command line: `python -m model measure|check|accept|numbers|render` (the engine's commands,
+"""Command line: `python -m model measure|check|accept|numbers|render|backfill` (the engine's commands,
 livenumbers/__main__.py, on the study; `measure` is the study's own).
 
     python -m model measure --sentences FILE [--model minilm-l6|minilm-l3|PATH] [--all-heads] --json
@@ -15,11 +15,19 @@ livenumbers/__main__.py, on the study; `measure` is the study's own).
                                          with --perturb, on another machine's rounding, simulated
                                          (model/perturb.py): the lock must hold there too, and every
                                          page of both editions read as this machine's build reads it
-    python -m model accept [--exact]     rewrite the numbers lock from fresh results, print the diff;
+    python -m model accept [--exact] [--reason TEXT [--reason-in fr TEXT] | --local]
+                                         rewrite the numbers lock from fresh results, print the diff;
                                          nothing is written (exit 1) while a claim fails, a pick is
                                          nearer a tie than the floor, a printed text is within
-                                         rounding of another or a discrete number has no margin;
+                                         rounding of another or a discrete number has no margin, nor
+                                         while a change readers see (a printed text, a number added or
+                                         removed) has no reason: --reason says why, for readers, kept in
+                                         the lock's history and shown on the pages (livenumbers/history.py);
+                                         --local: a lock for this machine only, nothing recorded;
                                          --exact: every value as computed here, rounding noise included
+    python -m model backfill docs/numbers.reasons.yml
+                                         the lock's history from git: an entry per past change readers
+                                         saw, each with its reason from that file (livenumbers/backfill.py)
     python -m model numbers [PATTERN]    the keys a page can cite: value, interval, lock, citing pages
     python -m model render OUT           the project with every page rendered, for builders without hooks
 
@@ -164,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                                       help="measure with every layer's attention weights and output nudged by this "
                                            "relative scale (1e-6): another CPU's rounding; then compare every page's "
                                            "text with this machine's")
-    for name in ("check", "accept", "numbers", "render"):
+    for name in ("check", "accept", "numbers", "render", "backfill"):
         sub.choices[name].set_defaults(run=cmd_engine)
     sub.choices["render"].add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the project's mkdocs.yml")
     args = parser.parse_args(argv)

@@ -1,0 +1,218 @@
+"""Updates and corrections, as readers see them: the lock's history (livenumbers/history.py) on the pages.
+
+- A cited number whose printed text an entry changed, in the page's edition, carries a small
+  mark (†) linking to that entry (the last such) in the page's "Updates": `Renderer.cite` puts
+  a `marker` after the number, and `place_marks` makes it the link once the page is rendered
+  (a mark inside an HTML tag, such as a chart's text alternative, is dropped; one inside a
+  Markdown link's text goes after the link).
+- At the end of each page, "Updates" lists, newest first, the entries that changed a number
+  it cites in its edition: the date, the reason, and each such number's key, what it said
+  and what it says (`section`).
+- `{{ updates() }}` prints every entry, newest first (`listing`): the site-wide page of
+  updates and corrections, which each page's section links to.
+
+An edition whose language the reason was not given in shows it as written, marked as the
+site's default language (`lang="en"`), inside the edition's own words; accept may be given
+the reason in that language too (`--reason-in fr "..."`). A text value (a word, a verdict:
+the results' own words) shows as the site's catalogue translates it, else marked so too.
+"""
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from . import formats
+from .history import Change, Entry, language_of
+from .i18n import CLOSE, OPEN, Languages, unmark
+
+MARK_OPEN, MARK_CLOSE = "\ue006", "\ue007"   # private use: no page or value holds them
+_DIGIT0 = 0xE020
+_MARKER = re.compile(f"{MARK_OPEN}([{chr(_DIGIT0)}-{chr(_DIGIT0 + 9)}]+){MARK_CLOSE}")
+_TAG = re.compile(r"<[A-Za-z/!][^<>]*>")
+_LINK = re.compile(r"\[[^\[\]\n]*\]\([^()\n]*\)")   # a Markdown link: [text](target)
+
+
+@dataclass(frozen=True)
+class Edition:
+    """How one edition writes the history: its language, the engine's words in it (from the
+    catalogues; English where they lack one), its dates, its translation of a text value."""
+    language: str
+    default: str
+    catalogue: object = None   # i18n.Catalogue
+
+    @classmethod
+    def of(cls, page: str, languages: Languages, catalogue) -> "Edition":
+        return cls(languages.of(page), languages.default, catalogue)
+
+    def words(self, text: str) -> str:
+        """An English phrase (its values between i18n.OPEN and CLOSE) in this edition."""
+        return unmark(text) if self.language == self.default else self.catalogue.translate(text, self.language)[0]
+
+    def date(self, iso: str) -> str:
+        """"2026-12-04"; in another language, as it writes a date in full ("4 décembre 2026")."""
+        return iso if self.language == self.default else formats.long_date(iso, self.language)
+
+    def value_text(self, slot: str, text: str) -> str:
+        """A printed text as Markdown; a text value translated, or marked as the default's."""
+        if self.language == self.default or formats.parse_format(slot.split(" ", 1)[1])[0] != "text":
+            return formats.md_text(text)
+        translated = self.catalogue.words(text, self.language)
+        return formats.md_text(translated) if translated else f'<span lang="{self.default}">{formats.md_text(text)}</span>'
+
+
+def marker(entry: int) -> str:
+    """What follows a number changed by entry `entry` until `place_marks` makes it a link."""
+    return MARK_OPEN + "".join(chr(_DIGIT0 + int(d)) for d in str(entry)) + MARK_CLOSE
+
+
+def _entry_of(m: re.Match) -> int:
+    return int("".join(str(ord(c) - _DIGIT0) for c in m.group(1)))
+
+
+def anchor(entry: int) -> str:
+    return f"update-{entry}"
+
+
+def place_marks(text: str, entries: tuple[Entry, ...], edition: Edition) -> str:
+    """A rendered page's Markdown with each marker made a link to its entry in the page's
+    "Updates": dropped inside an HTML tag, moved after a Markdown link whose text holds it."""
+    if MARK_OPEN not in text:
+        return text
+
+    def link(n: int) -> str:
+        name = html.escape(edition.words(f"Changed on {_value(edition.date(entries[n - 1].date))}: see Updates"),
+                           quote=True)
+        return f'<sup class="number-update"><a href="#{anchor(n)}" title="{name}" aria-label="{name}">†</a></sup>'
+
+    text = _TAG.sub(lambda m: _MARKER.sub("", m.group(0)), text)
+    text = _LINK.sub(lambda m: _MARKER.sub("", m.group(0)) + "".join(link(_entry_of(x))
+                                                                  for x in _MARKER.finditer(m.group(0))), text)
+    return _MARKER.sub(lambda m: link(_entry_of(m)), text)
+
+
+def _value(text: str) -> str:
+    """`text` as a value of the words around it (the catalogue's {0})."""
+    return f"{OPEN}{text}{CLOSE}"
+
+
+def section(keys: set[str], entries: tuple[Entry, ...], edition: Edition, listing_page: str | None) -> str:
+    """The "Updates" a page citing `keys` ends with (Markdown; empty when no entry changed
+    what one of them prints in its edition). `listing_page`: the link to the page listing
+    every entry, relative to this one (None: no page does)."""
+    say = edition.words
+    mine = [(n, e, {k: c for k, c in e.moved(edition.language).items() if k in keys}) for n, e in enumerate(entries, 1)]
+    mine = [(n, e, moved) for n, e, moved in mine if moved]
+    if not mine:
+        return ""
+    every = f" [{say('Every update of the site')}]({listing_page})." if listing_page else ""
+    lines = [f"## {say('Updates')}", "",
+             say("Numbers on this page that changed after they were first published carry a mark (†) linking here.")
+             + every, ""]
+    for n, entry, moved in reversed(mine):
+        whole = f" [{say('The whole update')}]({listing_page}#{anchor(n)})." if listing_page else ""
+        lines += [f'<span id="{anchor(n)}"></span>**{_md(edition.date(entry.date))}.** {_reason(entry, edition)}{whole}',
+                  ""]
+        lines += _table(moved, edition, pages=None) + [""]
+    return "\n".join(lines)
+
+
+def listing(entries: tuple[Entry, ...], edition: Edition, languages: Languages, removed_shown: int = 30) -> str:
+    """Every entry, newest first (what `{{ updates() }}` prints; Markdown)."""
+    say, language = edition.words, edition.language
+    if not entries:
+        return say("No published number has changed yet.")
+    count = lambda n: _value(formats.format_value("", n, "int", language))
+    lines = []
+    for n, entry in reversed(list(enumerate(entries, 1))):
+        moved = entry.moved(language)
+        lines += [f'### {_md(edition.date(entry.date))} <span id="{anchor(n)}"></span>', "", _reason(entry, edition), ""]
+        facts = [say(f"Numbers printed otherwise: {count(len(moved))}.")] if moved else \
+            [say(f"Numbers printed otherwise in {_value(_language_name(other, language))}: {count(len(entry.moved(other)))}.")
+             for other in languages.codes if other != language and entry.moved(other)]
+        facts += [say(f"Numbers no longer cited: {count(len(entry.removed))}.")] if entry.removed else []
+        facts += [say(f"Numbers cited for the first time: {count(entry.added)}.")] if entry.added else []
+        facts += [say(f"Commit {_value('`' + entry.commit + '`')}.")] if entry.commit else []
+        facts += [say("That version of the lock recorded no printed texts: its values are shown as a later "
+                      "version prints them.")] if entry.reformatted else []
+        lines += [" ".join(facts), ""]
+        if moved:
+            lines += _table(moved, edition, pages=lambda p: languages.of(p) == language) + [""]
+        if entry.removed:
+            shown = sorted(entry.removed)[:removed_shown]
+            keys = _value(", ".join(f"`{k}`" for k in shown))
+            more = len(entry.removed) - len(shown)
+            lines += [say(f"No longer cited: {keys}.") if not more else
+                      say(f"No longer cited: {keys} and {count(more)} more (the lock's history lists them all)."), ""]
+    return "\n".join(lines)
+
+
+def _table(moved: dict[str, Change], edition: Edition, pages: Callable[[str], bool] | None) -> list[str]:
+    """One row per key: what it said and says in the edition (and, with `pages`, the
+    edition's pages that cited it then)."""
+    say = edition.words
+    head = [say("Number"), say("It said"), say("It says")] + ([say("Cited by")] if pages else [])
+    rows = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for key, change in sorted(moved.items()):
+        cells = [f"`{key}`", _texts(change.before, edition, withdrawn=True), _texts(change.after, edition)]
+        if pages:
+            cells.append(", ".join(f"`{p}`" for p in change.pages if pages(p)))
+        rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
+def _texts(printed: dict[str, str], edition: Edition, withdrawn: bool = False) -> str:
+    """What a key printed in the edition, each text once, in slot order; `withdrawn` (what
+    it said): each as text taken out of the page (<del>), quoted as it was printed."""
+    shown: dict[str, str] = {}
+    for slot, text in sorted(printed.items()):
+        if language_of(slot) == edition.language and text not in shown:
+            shown[text] = edition.value_text(slot, text)
+    return ", ".join(f"<del>{t}</del>" if withdrawn else t for t in shown.values()) or "—"
+
+
+def _language_name(code: str, language: str) -> str:
+    """"fr" as `language` names it: "French", « anglais » (Babel)."""
+    from babel import Locale
+
+    return Locale.parse(code).get_display_name(language) or code
+
+
+def _reason(entry: Entry, edition: Edition) -> str:
+    text, written_in = entry.reason_in(edition.language, edition.default)
+    text = _md(text if text.endswith((".", "!", "?", "…")) else text + ".")
+    return text if written_in == edition.language else f'<span lang="{written_in}">{text}</span>'
+
+
+def _md(text: str) -> str:
+    return formats.md_text(text)
+
+
+# -- every page of a build ---------------------------------------------------------------------------
+
+def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Languages, catalogue) -> str | None:
+    """Each page the gate rendered (`report.rendered`; a notebook's cells, its last one ending
+    with the section) with its marks placed and its "Updates", linked to the page calling
+    `updates()`, which it returns (its default language's; None: no page calls it)."""
+    listing_page = next((languages.base(out.page) for out in rendered if "updates()" in out.calls), None)
+    if not entries:
+        return listing_page
+    cited: dict[str, set[str]] = {}
+    for out in rendered:
+        cited.setdefault(out.page, set()).update(c.key for c in out.citations)
+
+    def finished(page: str, text: str, last: bool = True) -> str:
+        edition = Edition.of(page, languages, catalogue)
+        text = place_marks(text, entries, edition)
+        link = posixpath.relpath(listing_page, posixpath.dirname(page) or ".") if listing_page else None
+        end = section(cited.get(page, set()), entries, edition, link) if last else ""
+        return text.rstrip("\n") + "\n\n" + end + "\n" if end else text
+
+    for page, text in report.rendered.items():
+        report.rendered[page] = finished(page, text)
+    for page, cells in report.notebook_cells.items():
+        for index in cells:
+            cells[index] = finished(page, cells[index], last=index == max(cells))
+    return listing_page
