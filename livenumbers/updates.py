@@ -26,7 +26,7 @@ from typing import Callable
 
 from . import formats
 from .history import Change, Entry, language_of
-from .i18n import CLOSE, OPEN, Languages, unmark
+from .i18n import CLOSE, OPEN, Languages, typeset, unmark
 
 MARK_OPEN, MARK_CLOSE = "\ue006", "\ue007"   # private use: no page or value holds them
 _DIGIT0 = 0xE020
@@ -181,8 +181,10 @@ def _language_name(code: str, language: str) -> str:
 
 
 def _reason(entry: Entry, edition: Edition) -> str:
+    """The entry's reason as a sentence, in its language's typography (a French reason may be
+    typed with plain spaces before « : » and « ; », as a catalogue's entries are)."""
     text, written_in = entry.reason_in(edition.language, edition.default)
-    text = _md(text if text.endswith((".", "!", "?", "…")) else text + ".")
+    text = _md(typeset(text if text.endswith((".", "!", "?", "…")) else text + ".", written_in))
     return text if written_in == edition.language else f'<span lang="{written_in}">{text}</span>'
 
 

@@ -169,8 +169,9 @@ def test_a_french_page_frames_an_english_reason_and_translates_its_own_words():
     assert '**4 décembre 2026.** <span lang="en">The registered truth is restored&#46;</span>' in section
     assert "| `fruit.apple.share` | <del>60,0\u202f%</del> | 61,9\u202f% |" in section
     assert '| `fruit.best` | <del><span lang="en">pear</span></del> | <span lang="en">apple</span> |' in section
-    french = (Entry("2026-12-04", {"en": "Restored.", "fr": "Rétablie."}, ENTRIES[0].changed),)
-    assert "**4 décembre 2026.** Rétablie&#46;" in updates.section({SHARE}, french, edition("index.fr.md"), None)
+    french = (Entry("2026-12-04", {"en": "Restored.", "fr": "Rétablie : la vérité du mot"}, ENTRIES[0].changed),)
+    assert "**4 décembre 2026.** Rétablie\u00a0&#58; la vérité du mot&#46;" in updates.section(
+        {SHARE}, french, edition("index.fr.md"), None)   # French typography, as the catalogue's
 
 
 def test_the_site_wide_listing_gives_every_entry_newest_first():
@@ -187,7 +188,18 @@ def test_the_site_wide_listing_gives_every_entry_newest_first():
     assert updates.listing((), edition("updates.fr.md"), LANGUAGES) == "Aucun nombre publié n'a encore changé."
 
 
-# -- the citation file follows ---------------------------------------------------------------------
+# -- the citation names it -------------------------------------------------------------------------
+
+def test_build_info_says_as_of_when_in_the_pages_language(tmp_path):
+    from livenumbers.buildinfo import BuildInfo, placeholder
+
+    info = BuildInfo(tmp_path, tmp_path / "numbers.lock.json", "2026-12-04")
+    assert info.in_language(None)["updated"] == "2026-12-04" and info.in_language("fr")["updated"] == "4 décembre 2026"
+    assert info.fill(f"as of {placeholder('updated')}, à jour au {placeholder('updated', 'fr')}") == \
+        "as of 2026-12-04, à jour au 4 décembre 2026"
+    assert BuildInfo(tmp_path, tmp_path / "numbers.lock.json").values["updated"] == "unknown"   # no history
+
+
 
 def test_citation_cff_takes_the_date_of_the_last_update(tmp_path):
     cff = tmp_path / "CITATION.cff"
