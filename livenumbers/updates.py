@@ -18,6 +18,7 @@ the results' own words) shows as the site's catalogue translates it, else marked
 """
 from __future__ import annotations
 
+import functools
 import html
 import posixpath
 import re
@@ -31,8 +32,7 @@ from .i18n import CLOSE, OPEN, Languages, typeset, unmark
 MARK_OPEN, MARK_CLOSE = "\ue006", "\ue007"   # private use: no page or value holds them
 _DIGIT0 = 0xE020
 _MARKER = re.compile(f"{MARK_OPEN}([{chr(_DIGIT0)}-{chr(_DIGIT0 + 9)}]+){MARK_CLOSE}")
-_TAG = re.compile(r"<[A-Za-z/!][^<>]*>")
-_LINK = re.compile(r"\[[^\[\]\n]*\]\([^()\n]*\)")   # a Markdown link: [text](target)
+_LINK_REST = re.compile(r"[^\[\]\n]*\]\([^()\n]*\)")   # the rest of a Markdown link after a point in its text
 
 
 @dataclass(frozen=True)
@@ -78,19 +78,41 @@ def anchor(entry: int) -> str:
 
 def place_marks(text: str, entries: tuple[Entry, ...], edition: Edition) -> str:
     """A rendered page's Markdown with each marker made a link to its entry in the page's
-    "Updates": dropped inside an HTML tag, moved after a Markdown link whose text holds it."""
+    "Updates": dropped inside an HTML tag, moved after a Markdown link whose text holds it.
+    (Found from each marker, not by reading every tag: a page's charts hold megabytes.)"""
     if MARK_OPEN not in text:
         return text
 
+    @functools.cache   # one per entry: a page marks dozens of numbers with the same few
     def link(n: int) -> str:
         name = html.escape(edition.words(f"Changed on {_value(edition.date(entries[n - 1].date))}: see Updates"),
                            quote=True)
         return f'<sup class="number-update"><a href="#{anchor(n)}" title="{name}" aria-label="{name}">†</a></sup>'
 
-    text = _TAG.sub(lambda m: _MARKER.sub("", m.group(0)), text)
-    text = _LINK.sub(lambda m: _MARKER.sub("", m.group(0)) + "".join(link(_entry_of(x))
-                                                                  for x in _MARKER.finditer(m.group(0))), text)
-    return _MARKER.sub(lambda m: link(_entry_of(m)), text)
+    edits = []   # (start, end, replacement) in `text`: each marker, and each mark moved after a link
+    for m in _MARKER.finditer(text):
+        start = m.start()
+        if _inside_tag(text, start):
+            edits.append((start, m.end(), ""))   # an attribute (a chart's text alternative) holds no link
+            continue
+        line = text.rfind("\n", 0, start) + 1
+        in_brackets = text.rfind("[", line, start) > text.rfind("]", line, start)
+        rest = _LINK_REST.match(text, m.end()) if in_brackets else None
+        if rest:   # a link's text: the mark goes after the link, never inside it
+            edits += [(start, m.end(), ""), (rest.end(), rest.end(), link(_entry_of(m)))]
+        else:
+            edits.append((start, m.end(), link(_entry_of(m))))
+    out, at = [], 0
+    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1])):
+        out += [text[at:start], replacement]
+        at = end
+    return "".join(out) + text[at:]
+
+
+def _inside_tag(text: str, at: int) -> bool:
+    """Is `at` inside an HTML tag (after its "<name", before its ">")?"""
+    opened = text.rfind("<", 0, at)
+    return opened > text.rfind(">", 0, at) and (text[opened + 1:opened + 2].isalpha() or text[opened + 1:opened + 2] in "/!")
 
 
 def _value(text: str) -> str:
@@ -98,24 +120,31 @@ def _value(text: str) -> str:
     return f"{OPEN}{text}{CLOSE}"
 
 
-def section(keys: set[str], entries: tuple[Entry, ...], edition: Edition, listing_page: str | None) -> str:
+def moved_in(entries: tuple[Entry, ...], language: str) -> list[tuple[int, Entry, dict[str, Change]]]:
+    """(number, entry, the keys it changed in `language`'s edition) of every entry: what each
+    page's `section` picks from (computed once per edition, not once per page)."""
+    return [(n, e, e.moved(language)) for n, e in enumerate(entries, 1)]
+
+
+def section(keys: set[str], moved: list[tuple[int, Entry, dict[str, Change]]], edition: Edition,
+            listing_page: str | None) -> str:
     """The "Updates" a page citing `keys` ends with (Markdown; empty when no entry changed
-    what one of them prints in its edition). `listing_page`: the link to the page listing
-    every entry, relative to this one (None: no page does)."""
+    what one of them prints in its edition: `moved`, from `moved_in`). `listing_page`: the
+    link to the page listing every entry, relative to this one (None: no page does)."""
     say = edition.words
-    mine = [(n, e, {k: c for k, c in e.moved(edition.language).items() if k in keys}) for n, e in enumerate(entries, 1)]
-    mine = [(n, e, moved) for n, e, moved in mine if moved]
+    mine = [(n, e, {k: c for k, c in changed.items() if k in keys}) for n, e, changed in moved]
+    mine = [(n, e, changed) for n, e, changed in mine if changed]
     if not mine:
         return ""
     every = f" [{say('Every update of the site')}]({listing_page})." if listing_page else ""
     lines = [f"## {say('Updates')}", "",
              say("Numbers on this page that changed after they were first published carry a mark (†) linking here.")
              + every, ""]
-    for n, entry, moved in reversed(mine):
+    for n, entry, changed in reversed(mine):
         whole = f" [{say('The whole update')}]({listing_page}#{anchor(n)})." if listing_page else ""
         lines += [f'<span id="{anchor(n)}"></span>**{_md(edition.date(entry.date))}.** {_reason(entry, edition)}{whole}',
                   ""]
-        lines += _table(moved, edition, pages=None) + [""]
+        lines += _table(changed, edition, pages=None) + [""]
     return "\n".join(lines)
 
 
@@ -205,11 +234,15 @@ def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Langua
     for out in rendered:
         cited.setdefault(out.page, set()).update(c.key for c in out.citations)
 
+    moved: dict[str, list] = {}   # language -> moved_in(entries, language)
+
     def finished(page: str, text: str, last: bool = True) -> str:
         edition = Edition.of(page, languages, catalogue)
         text = place_marks(text, entries, edition)
         link = posixpath.relpath(listing_page, posixpath.dirname(page) or ".") if listing_page else None
-        end = section(cited.get(page, set()), entries, edition, link) if last else ""
+        if edition.language not in moved:
+            moved[edition.language] = moved_in(entries, edition.language)
+        end = section(cited.get(page, set()), moved[edition.language], edition, link) if last else ""
         return text.rstrip("\n") + "\n\n" + end + "\n" if end else text
 
     for page, text in report.rendered.items():

@@ -155,23 +155,23 @@ def test_a_mark_links_its_number_to_its_entry_except_inside_a_tag_and_after_a_li
 
 
 def test_a_pages_updates_list_what_its_numbers_said_and_say_and_why():
-    section = updates.section({SHARE, "total"}, ENTRIES, edition("sub/index.md"), "../updates.md")
+    section = updates.section({SHARE, "total"}, updates.moved_in(ENTRIES, "en"), edition("sub/index.md"), "../updates.md")
     assert section.splitlines()[:2] == ["## Updates", ""]
     assert ('<span id="update-1"></span>**2026&#45;12&#45;04.** The registered truth is restored&#46; '
             "[The whole update](../updates.md#update-1).") in section
     assert "| `fruit.apple.share` | <del>60&#46;0%</del> | 61&#46;9% |" in section and "fruit.best" not in section
-    assert updates.section({"total"}, ENTRIES, edition("index.md"), None) == ""
+    assert updates.section({"total"}, updates.moved_in(ENTRIES, "en"), edition("index.md"), None) == ""
 
 
 def test_a_french_page_frames_an_english_reason_and_translates_its_own_words():
-    section = updates.section({SHARE, "fruit.best"}, ENTRIES, edition("index.fr.md"), "updates.md")
+    section = updates.section({SHARE, "fruit.best"}, updates.moved_in(ENTRIES, "fr"), edition("index.fr.md"), "updates.md")
     assert section.startswith("## Mises à jour\n")
     assert '**4 décembre 2026.** <span lang="en">The registered truth is restored&#46;</span>' in section
     assert "| `fruit.apple.share` | <del>60,0\u202f%</del> | 61,9\u202f% |" in section
     assert '| `fruit.best` | <del><span lang="en">pear</span></del> | <span lang="en">apple</span> |' in section
     french = (Entry("2026-12-04", {"en": "Restored.", "fr": "Rétablie : la vérité du mot"}, ENTRIES[0].changed),)
     assert "**4 décembre 2026.** Rétablie\u00a0&#58; la vérité du mot&#46;" in updates.section(
-        {SHARE}, french, edition("index.fr.md"), None)   # French typography, as the catalogue's
+        {SHARE}, updates.moved_in(french, "fr"), edition("index.fr.md"), None)   # French typography, as the catalogue's
 
 
 def test_the_site_wide_listing_gives_every_entry_newest_first():
