@@ -32,7 +32,8 @@ from .i18n import CLOSE, OPEN, Languages, typeset, unmark
 MARK_OPEN, MARK_CLOSE = "\ue006", "\ue007"   # private use: no page or value holds them
 _DIGIT0 = 0xE020
 _MARKER = re.compile(f"{MARK_OPEN}([{chr(_DIGIT0)}-{chr(_DIGIT0 + 9)}]+){MARK_CLOSE}")
-_LINK_REST = re.compile(r"[^\[\]\n]*\]\([^()\n]*\)")   # the rest of a Markdown link after a point in its text
+# The rest of a Markdown link from a point in its text (which may run over lines, not paragraphs).
+_LINK_REST = re.compile(r"(?:[^\[\]\n]|\n(?!\s*\n))*\]\([^()\n]*\)")
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,8 @@ def place_marks(text: str, entries: tuple[Entry, ...], edition: Edition) -> str:
         if _inside_tag(text, start):
             edits.append((start, m.end(), ""))   # an attribute (a chart's text alternative) holds no link
             continue
-        line = text.rfind("\n", 0, start) + 1
-        in_brackets = text.rfind("[", line, start) > text.rfind("]", line, start)
+        paragraph = text.rfind("\n\n", 0, start) + 1
+        in_brackets = text.rfind("[", paragraph, start) > text.rfind("]", paragraph, start)
         rest = _LINK_REST.match(text, m.end()) if in_brackets else None
         if rest:   # a link's text: the mark goes after the link, never inside it
             edits += [(start, m.end(), ""), (rest.end(), rest.end(), link(_entry_of(m)))]

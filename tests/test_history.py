@@ -144,12 +144,12 @@ def edition(page: str) -> updates.Edition:
 def test_a_mark_links_its_number_to_its_entry_except_inside_a_tag_and_after_a_link():
     mark = updates.marker(1)
     text = (f"Apple: 61.9%{mark}. [Apple 61.9%{mark} of all](other.md#x) "
-            f'<div aria-label="61.9%{mark}">figure 61.9%{mark}</div>')
+            f'<div aria-label="61.9%{mark}">figure 61.9%{mark}</div> [layer 4{mark}, head\n9{mark}](row.md) [a] 2 < 3{mark}')
     out = updates.place_marks(text, ENTRIES, edition("index.md"))
     link = ('<sup class="number-update"><a href="#update-1" title="Changed on 2026-12-04: see Updates" '
             'aria-label="Changed on 2026-12-04: see Updates">†</a></sup>')
     assert out == (f"Apple: 61.9%{link}. [Apple 61.9% of all](other.md#x){link} "
-                   f'<div aria-label="61.9%">figure 61.9%{link}</div>')
+                   f'<div aria-label="61.9%">figure 61.9%{link}</div> [layer 4, head\n9](row.md){link}{link} [a] 2 < 3{link}')
     assert 'title="Modifié le 4 décembre 2026\u00a0: voir les mises à jour"' in updates.place_marks(
         f"61,9 %{mark}", ENTRIES, edition("index.fr.md"))
 
