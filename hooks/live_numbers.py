@@ -31,7 +31,6 @@ EVENTS = Events(_settings)
 on_startup = EVENTS.on_startup
 on_pre_build = EVENTS.on_pre_build
 on_page_markdown = EVENTS.on_page_markdown
-on_page_context = EVENTS.on_page_context
 on_serve = EVENTS.on_serve
 on_env = EVENTS.on_env
 

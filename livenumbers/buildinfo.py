@@ -14,8 +14,8 @@ These change with every commit: they are not numbers, never cited, locked or gat
 never part of a cached page. A page's rendered text carries a placeholder for each, and
 `BuildInfo.fill` puts the values in on every build, after the cache. Without git or a
 git checkout (a tarball, say) the commit, date and year read "unknown"; a lock with no
-history, its "updated" too. A theme's templates read them as `live_numbers` (a footer's
-citation: livenumbers/events.py, `on_page_context`).
+history, its "updated" too. Every page of a write-up whose lock has a history ends with the
+version a citation names: the lock's digest and "updated" (livenumbers/updates.py).
 """
 from __future__ import annotations
 

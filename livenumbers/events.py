@@ -209,20 +209,6 @@ class Events:
             html_text = authoring.bar(get_relative_url(listing.url, page.url)) + html_text
         return html_text
 
-    def on_page_context(self, context, page, config, nav):
-        """What the build was made from, for the theme's templates (a footer's citation):
-        `live_numbers.lock_sha256`, `.updated` (the date of the lock's last history entry,
-        as the page's language writes it), `.commit`, `.date`, `.year`, and `.updates_url`,
-        the page listing every update (livenumbers/updates.py), from this one (None: none)."""
-        report, languages = self.report, self.settings.languages
-        if report is None or report.build is None:
-            return context
-        lang = languages.of(page.file.src_uri)
-        listing = next((p for p in nav.pages if languages.base(p.file.src_uri) == report.updates_page), None)
-        context["live_numbers"] = report.build.in_language(None if lang == languages.default else lang) | \
-            {"updates_url": get_relative_url(listing.url, page.url) if listing else None}
-        return context
-
     def on_post_page(self, output: str, page, config) -> str:
         specs = self.specs.pop(page.file.src_uri, None)
         return _TOKEN.sub(lambda m: f'data-spec="{specs[int(m.group(1))]}"', output) if specs else output

@@ -175,7 +175,6 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     render = _render_memo(settings.cache_dir, report.inputs_key, with_charts, renderer, code)
     build = BuildInfo(settings.docs_dir, settings.lock,   # after the cache: they change with every commit
                       locked.history[-1].date if locked.history else None)
-    report.build = build
     rendered_all, problems = [], []
     for page in pages(settings.docs_dir):
         path = settings.docs_dir / page
@@ -205,7 +204,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                                                             registered_now)]
     if problems:
         raise PageError(problems)
-    report.updates_page = updates.finish(report, rendered_all, locked.history, settings.languages, catalogue)
+    updates.finish(report, rendered_all, locked.history, settings.languages, catalogue, build)   # after the cache too
     for out in rendered_all:
         report.routes.setdefault(out.page, set()).update(out.routes)
     _compare(report, rendered_all, renderer.numbers, locked, settings.languages)

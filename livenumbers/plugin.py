@@ -80,9 +80,6 @@ class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
     def on_page_content(self, html, *, page, config, files):
         return editions.on_page_content(self.events.on_page_content(html, page, config, files), page, config, files)
 
-    def on_page_context(self, context, *, page, config, nav):
-        return self.events.on_page_context(context, page, config, nav)
-
     def on_post_page(self, output, *, page, config):
         return editions.on_post_page(self.events.on_post_page(output, page, config), page, config)
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from . import lock, registration
-from .buildinfo import BuildInfo
 from .history import REASON_LIMIT
 from .markup import Citation, Claim
 from .printed import Unsteady
@@ -70,8 +69,6 @@ class Report:
     provenance: dict = field(default_factory=dict)   # what the results depend on (Source.inputs): the lock records it
     margin_floor: float = 0.0   # the margin a published decision must clear (Source.margin_floor)
     registrations: registration.Findings = field(default_factory=registration.Findings)   # registered settings
-    build: BuildInfo | None = None   # what the build was made from (its commit, the lock's digest and date)
-    updates_page: str | None = None   # the page calling updates(): every change of a published number
 
     @property
     def ok(self) -> bool:

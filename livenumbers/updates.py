@@ -10,6 +10,8 @@
   and what it says (`section`).
 - `{{ updates() }}` prints every entry, newest first (`listing`): the site-wide page of
   updates and corrections, which each page's section links to.
+- Every page ends with the version a citation names: the lock's digest and the date of its
+  last entry (`version`).
 
 An edition whose language the reason was not given in shows it as written, marked as the
 site's default language (`lang="en"`), inside the edition's own words; accept may be given
@@ -224,31 +226,44 @@ def _md(text: str) -> str:
 
 # -- every page of a build ---------------------------------------------------------------------------
 
-def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Languages, catalogue) -> str | None:
+def version(edition: Edition, values: dict[str, str], listing_page: str | None) -> str:
+    """The line every page ends with: the version a citation names, the lock's digest and the
+    date of its last entry (BuildInfo's values in the page's language), so "as of" is
+    unambiguous; with a link to every update. In the page, not the theme's footer: a plain
+    build of `render`'s tree prints the same."""
+    every = f" [{edition.words('Updates and corrections')}]({listing_page})." if listing_page else ""
+    digest, date = _value(f"`{values['lock_sha256']}`"), _value(values["updated"])
+    return f'<small class="lock-version">{edition.words(f"Cite this version: numbers lock sha256 {digest}, as of {date}.")}{every}</small>'
+
+
+def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Languages, catalogue, build) -> None:
     """Each page the gate rendered (`report.rendered`; a notebook's cells, its last one ending
-    with the section) with its marks placed and its "Updates", linked to the page calling
-    `updates()`, which it returns (its default language's; None: no page calls it)."""
-    listing_page = next((languages.base(out.page) for out in rendered if "updates()" in out.calls), None)
+    them) with its marks placed, then its "Updates" and the version line (`build`: the
+    build's BuildInfo), linked to the page calling `updates()`. Nothing for a lock with no
+    history: nothing published has changed, and no date says "as of"."""
     if not entries:
-        return listing_page
+        return
+    listing_page = next((languages.base(out.page) for out in rendered if "updates()" in out.calls), None)
     cited: dict[str, set[str]] = {}
     for out in rendered:
         cited.setdefault(out.page, set()).update(c.key for c in out.citations)
-
     moved: dict[str, list] = {}   # language -> moved_in(entries, language)
 
     def finished(page: str, text: str, last: bool = True) -> str:
         edition = Edition.of(page, languages, catalogue)
         text = place_marks(text, entries, edition)
+        if not last:
+            return text
         link = posixpath.relpath(listing_page, posixpath.dirname(page) or ".") if listing_page else None
         if edition.language not in moved:
             moved[edition.language] = moved_in(entries, edition.language)
-        end = section(cited.get(page, set()), moved[edition.language], edition, link) if last else ""
-        return text.rstrip("\n") + "\n\n" + end + "\n" if end else text
+        end = section(cited.get(page, set()), moved[edition.language], edition, link)
+        values = build.in_language(None if edition.language == languages.default else edition.language)
+        here = languages.base(page) == listing_page   # the listing itself: no link to itself
+        return "\n\n".join(p for p in (text.rstrip("\n"), end, version(edition, values, None if here else link)) if p) + "\n"
 
     for page, text in report.rendered.items():
         report.rendered[page] = finished(page, text)
     for page, cells in report.notebook_cells.items():
         for index in cells:
             cells[index] = finished(page, cells[index], last=index == max(cells))
-    return listing_page

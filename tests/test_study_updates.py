@@ -71,8 +71,9 @@ def test_the_built_site_shows_the_updates_in_both_editions(built_site, entries):
         updates = page[page.index(heading):]
         assert restored in updates and "<code>l6.cal.confirmation.word.alpha.n_badged</code>" in updates
         assert re.search(r'<sup class="number-update"><a href="#update-\d+"', page)
-        footer = page[page.index('class="lock-version"'):]
-        assert re.search(r'<code class="lock-digest">[0-9a-f]{64}</code>', footer) and 'href="../../updates/"' in footer
+        version = page[page.index('<small class="lock-version">'):]
+        assert re.search(r"sha256 <code>[0-9a-f]{64}</code>, (as of|à jour au) ", version)
+        assert '<a href="../../updates/">' in version
 
 
 @pytest.mark.measured
@@ -80,6 +81,9 @@ def test_changing_the_corpus_is_refused_without_a_reason_then_shown_with_it(proj
     """The small site over the real study (its hooks, its source): a smaller corpus moves its
     numbers; accept refuses to write them without a reason, records one given, and the build
     shows on the page citing them what they said, what they say and why."""
+    (project / "docs" / "updates.md").write_text("# Updates\n\n{{ updates() }}\n", encoding="utf-8")   # the site-wide page
+    with (project / "mkdocs.yml").open("a", encoding="utf-8") as yml:
+        yml.write("  - Updates: updates.md\n")   # the nav is mkdocs.yml's last entry (conftest.tiny_mkdocs_yml)
     use_small_corpus(project, models=[{"name": "minilm-l6", "key": "l6"}, {"name": "minilm-l3", "key": "l3"}])
     monkeypatch.setattr(cache, "_MEMO", {})
     before = (project / "docs" / "numbers.lock.json").read_bytes()
@@ -99,3 +103,6 @@ def test_changing_the_corpus_is_refused_without_a_reason_then_shown_with_it(proj
     assert "The corpus was cut to its first sentences&#46;" in updates
     assert f"<del>{said[0].replace('.', '&#46;')}</del>" in updates and says[0].replace(".", "&#46;") in updates
     assert re.search(r'<sup class="number-update"><a href="#update-1"', page)
+    assert '<a href="updates/#update-1">The whole update</a>' in updates
+    listing = (project / "site" / "updates" / "index.html").read_text(encoding="utf-8")
+    assert "The corpus was cut to its first sentences&#46;" in listing and "<code>l6.alpha.median_sink</code>" in listing

@@ -5,6 +5,7 @@ what they say and why, marks each of them, and lists the entry on the site-wide 
 French edition, in French words, the reason as given. A reader's local accept records nothing."""
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -49,6 +50,9 @@ def test_a_moved_number_is_refused_without_a_reason_then_shown_with_it(toy):
     assert '<a href="updates/#update-1">The whole update</a>' in updates
     listing = (toy / "site" / "updates" / "index.html").read_text(encoding="utf-8")
     assert "Numbers printed otherwise: 5." in listing and "<td><code>total</code></td>" in listing
+    digest = hashlib.sha256((toy / "docs" / "numbers.lock.json").read_bytes()).hexdigest()
+    assert (f'<small class="lock-version">Cite this version: numbers lock sha256 <code>{digest}</code>, as of '
+            f'{entry["date"]}. <a href="updates/">Updates and corrections</a>.</small>') in page
 
 
 def test_a_readers_local_accept_records_nothing(toy):
@@ -68,7 +72,7 @@ def test_a_french_edition_shows_the_update_in_french_and_the_english_reason_mark
     assert '<h2 id="mises-a-jour">Mises à jour</h2>' in french
     assert f'<span lang="en">The apple&#39;s points were miscounted in the data&#46;</span>' in french
     assert "<del>60\u202f%</del>" in french and "<th>Disait</th>" in french
-    assert 'title="Modifié le ' in french
+    assert 'title="Modifié le ' in french and "Citer cette version\u00a0: verrou des nombres sha256 <code>" in french
     change = (root / "docs" / "data.json")
     change.write_text('{"apple": 14, "pear": 5, "plum": 3}', encoding="utf-8")
     again = run(root, "livenumbers", "accept", "--reason", "Counted once more.", "--reason-in", "fr", "Recompté une fois de plus.")
