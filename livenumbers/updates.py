@@ -233,7 +233,8 @@ def version(edition: Edition, values: dict[str, str], listing_page: str | None) 
     build of `render`'s tree prints the same."""
     every = f" [{edition.words('Updates and corrections')}]({listing_page})." if listing_page else ""
     digest, date = _value(f"`{values['lock_sha256']}`"), _value(values["updated"])
-    return f'<small class="lock-version">{edition.words(f"Cite this version: numbers lock sha256 {digest}, as of {date}.")}{every}</small>'
+    cite = edition.words(f"Cite this version: numbers lock sha256 {digest}, as of {date}.")
+    return f'<small class="lock-version">{cite}{every}</small>'
 
 
 def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Languages, catalogue, build) -> None:
@@ -260,7 +261,8 @@ def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Langua
         end = section(cited.get(page, set()), moved[edition.language], edition, link)
         values = build.in_language(None if edition.language == languages.default else edition.language)
         here = languages.base(page) == listing_page   # the listing itself: no link to itself
-        return "\n\n".join(p for p in (text.rstrip("\n"), end, version(edition, values, None if here else link)) if p) + "\n"
+        parts = (text.rstrip("\n"), end, version(edition, values, None if here else link))
+        return "\n\n".join(p for p in parts if p) + "\n"
 
     for page, text in report.rendered.items():
         report.rendered[page] = finished(page, text)
