@@ -25,7 +25,7 @@ export PYTHONDONTWRITEBYTECODE :=
 # second work tree sharing one .venv builds and tests its own code).
 export PYTHONPATH := $(CURDIR)
 
-.PHONY: site test test-fast check-machines mutations serve bench accept check clean render numbers measure-large
+.PHONY: site test test-fast check-machines mutations serve bench accept backfill check clean render numbers measure-large
 
 $(STAMP): requirements.txt requirements-test.txt requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
@@ -109,8 +109,13 @@ serve: $(STAMP)
 check: $(STAMP)
 	$(BIN)/python -m model check
 
+# A change readers see needs a reason, kept in the lock's history: REASON="..." make accept.
 accept: $(STAMP)
-	$(BIN)/python -m model accept
+	$(BIN)/python -m model accept $${REASON:+--reason "$$REASON"}
+
+# The lock's history from git, each past change's reason from docs/numbers.reasons.yml.
+backfill: $(STAMP)
+	$(BIN)/python -m model backfill docs/numbers.reasons.yml
 
 # The project with every page rendered, for a builder that ignores hooks (Zensical, plain
 # MkDocs): make render RENDER_OUT=folder; nothing is written if the numbers gate fails.

@@ -2,7 +2,12 @@
 
     python -m livenumbers check [--site DIR]   the results (through the cache) and the drift gate;
                                                with --site, a built site's pages: no live markup left
-    python -m livenumbers accept [--exact]     rewrite the numbers lock from fresh results, print the diff
+    python -m livenumbers accept [--exact] [--reason TEXT [--reason-in LANG TEXT] | --local]
+                                               rewrite the numbers lock from fresh results, print the diff;
+                                               a change readers see needs a reason, kept in the lock's
+                                               history (--local: this machine's lock, nothing recorded)
+    python -m livenumbers backfill REASONS     the lock's history from git: an entry for each commit
+                                               that changed what the pages print, its reason from REASONS
     python -m livenumbers numbers [PATTERN]    the keys a page can cite
     python -m livenumbers render OUT           the project with every page rendered, for builders
                                                that run no plugin or hook
@@ -44,9 +49,15 @@ def run_command(args, settings) -> int:
                 print(f"built site {args.site}: no live markup left on its pages")
         return status
     if args.command == "accept":
-        accepted = gate.accept(settings, exact=args.exact)
+        reason = ({settings.languages.default: args.reason} if args.reason else {}) | dict(args.reason_in or [])
+        accepted = gate.accept(settings, exact=args.exact, reason=reason or None, local=args.local)
         print(accepted.text)
         return 1 if accepted.refused else 0
+    if args.command == "backfill":
+        from . import backfill
+
+        print(backfill.run(settings, args.reasons))
+        return 0
     if args.command == "numbers":
         print(finder.listing(settings, args.pattern, limit=args.limit))
         return 0
@@ -67,6 +78,19 @@ def add_commands(sub) -> None:
     a = sub.add_parser("accept", help="rewrite the numbers lock from fresh results, print the diff")
     a.add_argument("--exact", action="store_true",
                    help="write every value as computed here, rounding noise included (the lock's machine changed)")
+    why = a.add_mutually_exclusive_group()
+    why.add_argument("--reason", default=None,
+                     help="why the pages' numbers changed, for readers (one sentence, at most 200 characters): "
+                          "kept in the lock's history and shown beside the numbers")
+    why.add_argument("--local", action="store_true",
+                     help="a lock for this machine only (yours, where the committed one fails): no reason asked, "
+                          "nothing recorded in the history")
+    a.add_argument("--reason-in", nargs=2, action="append", metavar=("LANG", "TEXT"),
+                   help="the reason in another of the site's languages (--reason-in fr \"...\"); "
+                        "without it, that edition shows the reason as written, marked as in the site's language")
+    b = sub.add_parser("backfill", help="write the lock's history from its git history, with reasons for readers")
+    b.add_argument("reasons", type=Path,
+                   help="a YAML file: each commit that changed what the pages print -> its reason ({en: ..., fr: ...})")
     n = sub.add_parser("numbers", help="list the keys a page can cite (substring and fuzzy match)")
     n.add_argument("pattern", nargs="?", default="", help="words of the key, or a key misspelt")
     n.add_argument("--limit", type=int, default=40, help="at most this many keys (0: all)")

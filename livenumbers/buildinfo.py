@@ -6,11 +6,16 @@
                                       language, as it writes a date: "3 décembre 2026")
     {{ build_info("year") }}          its year
     {{ build_info("lock_sha256") }}   the sha256 of the numbers lock, the file as published
+    {{ build_info("updated") }}       the date of the lock's last history entry (livenumbers/history.py):
+                                      the numbers "as of" (a page in another language writes it
+                                      as that language does)
 
 These change with every commit: they are not numbers, never cited, locked or gated, and
 never part of a cached page. A page's rendered text carries a placeholder for each, and
 `BuildInfo.fill` puts the values in on every build, after the cache. Without git or a
-git checkout (a tarball, say) the commit, date and year read "unknown".
+git checkout (a tarball, say) the commit, date and year read "unknown"; a lock with no
+history, its "updated" too. Every page of a write-up whose lock has a history ends with the
+version a citation names: the lock's digest and "updated" (livenumbers/updates.py).
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ from pathlib import Path
 
 from .formats import NumberError, did_you_mean, long_date
 
-FIELDS = ("commit", "date", "year", "lock_sha256")
+FIELDS = ("commit", "date", "year", "lock_sha256", "updated")
 UNKNOWN = "unknown"
 _MARK = "\ue004"
 _PLACEHOLDER = re.compile(f"{_MARK}([a-z0-9_]+)(?:@([a-z_A-Z]+))?{_MARK}")
@@ -38,7 +43,7 @@ def placeholder(field: str, lang: str | None = None) -> str:
 
 
 def _in_language(field: str, value: str, lang: str | None) -> str:
-    return long_date(value, lang) if field == "date" and lang and value != UNKNOWN else value
+    return long_date(value, lang) if field in ("date", "updated") and lang and value != UNKNOWN else value
 
 
 def git(folder: Path, *args: str) -> str | None:
@@ -54,8 +59,8 @@ def git(folder: Path, *args: str) -> str | None:
 class BuildInfo:
     """The values of one build, read when a page first needs them (git runs once per build)."""
 
-    def __init__(self, folder: Path, lock: Path):
-        self.folder, self.lock = Path(folder), Path(lock)
+    def __init__(self, folder: Path, lock: Path, updated: str | None = None):
+        self.folder, self.lock, self.updated = Path(folder), Path(lock), updated   # updated: the last entry's date
 
     @functools.cached_property
     def values(self) -> dict[str, str]:
@@ -64,7 +69,12 @@ class BuildInfo:
         if head and git(self.folder, "status", "--porcelain", "--untracked-files=no"):
             commit += "-dirty"
         digest = hashlib.sha256(self.lock.read_bytes()).hexdigest() if self.lock.is_file() else "none (no numbers lock)"
-        return {"commit": commit, "date": date, "year": date[:4] if head else UNKNOWN, "lock_sha256": digest}
+        return {"commit": commit, "date": date, "year": date[:4] if head else UNKNOWN, "lock_sha256": digest,
+                "updated": self.updated or UNKNOWN}
+
+    def in_language(self, lang: str | None) -> dict[str, str]:
+        """Every field, as a page in `lang` prints it (None: the site's default language)."""
+        return {f: _in_language(f, v, lang) for f, v in self.values.items()}
 
     def fill(self, text: str) -> str:
         """`text` with every placeholder replaced by its value."""

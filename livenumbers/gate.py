@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import cache, config, formats, i18n, lock, printed, progress, registration, timing
+from . import cache, citation, config, formats, history, i18n, lock, printed, progress, registration, timing, updates
 from .buildinfo import BuildInfo
 from .config import LOCK_FILE, TRANSLATIONS
 from .markup import Citation, Claim, PageError, Problem, Renderer
@@ -167,12 +167,14 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                          renderer=Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
                                            bibliography=Bibliography(settings.bibliography),
                                            languages=settings.languages, catalogue=catalogue,
-                                           registrations={b: locked.registrations.get(b) for b in blocks}))
+                                           registrations={b: locked.registrations.get(b) for b in blocks},
+                                           history=locked.history))
     renderer, locked = _RENDERER["renderer"], _RENDERER["locked"]
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers
     render = _render_memo(settings.cache_dir, report.inputs_key, with_charts, renderer, code)
-    build = BuildInfo(settings.docs_dir, settings.lock)   # after the cache: they change with every commit
+    build = BuildInfo(settings.docs_dir, settings.lock,   # after the cache: they change with every commit
+                      locked.history[-1].date if locked.history else None)
     rendered_all, problems = [], []
     for page in pages(settings.docs_dir):
         path = settings.docs_dir / page
@@ -202,6 +204,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                                                             registered_now)]
     if problems:
         raise PageError(problems)
+    updates.finish(report, rendered_all, locked.history, settings.languages, catalogue, build)   # after the cache too
     for out in rendered_all:
         report.routes.setdefault(out.page, set()).update(out.routes)
     _compare(report, rendered_all, renderer.numbers, locked, settings.languages)
@@ -401,7 +404,8 @@ def _keeps(old: lock.Locked, new: lock.Locked, noise_share: float) -> bool:
     return abs(float(new.value) - float(old.value)) <= noise_share * old.tolerance
 
 
-def accept(settings: Settings, exact: bool = False) -> Accepted:
+def accept(settings: Settings, exact: bool = False, reason: dict[str, str] | None = None, local: bool = False,
+           date: str | None = None) -> Accepted:
     """Rewrite the lock from fresh results. A number that moved by less than NOISE_SHARE of
     its tolerance keeps its recorded value (a CPU's float noise is not a change); every
     other change is written, and listed. With `exact`, every value as computed here, noise
@@ -409,7 +413,9 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
     while a claim fails, a pick is nearer a tie than the floor, a printed text is within
     rounding of another, a cited discrete number has no margin, or a registered settings
     block changed with no amendment or is not committed: the lock stays as it was, and what
-    to fix is listed."""
+    to fix is listed. A change readers see (a printed text, a number added or removed)
+    needs a `reason` ({language: text}), recorded in the lock's history with the date
+    (`date`, default today), unless `local` (a reader's own machine: nothing recorded)."""
     report = run(settings, with_charts=False)
     old_lock = lock.read(settings.lock)
     old = old_lock.numbers
@@ -464,6 +470,12 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
                              "within their noise, since another machine's rounding could print them otherwise (the "
                              "lock's 'shown'): " + ", ".join(f"{k} {a} -> {f}" for k, a, f in of_record[:10])
                              + (" ..." if len(of_record) > 10 else ""))
+    recorded = history.record(old_lock.history, old, new, report.cited, reason, settings.languages.default,
+                              local=local, date=date)
+    accepted.reason = list(recorded.problems)
+    accepted.diff += [recorded.note] if recorded.note and (accepted.diff or reason) else []   # else: "no change"
     if not accepted.refused:
-        lock.write(settings.lock, new, report.provenance, registrations)
+        lock.write(settings.lock, new, report.provenance, registrations, recorded.history)
+        cff = citation.follow(settings.docs_dir.parent, recorded.entry.date if recorded.entry else None)
+        accepted.diff += [cff] if cff else []
     return accepted

@@ -4,7 +4,9 @@ text each of its citations prints.
 `docs/numbers.lock.json` is the contract with readers. The gate compares fresh results
 with it; only `accept` (`python -m livenumbers accept`, or the write-up's own command)
 rewrites it, atomically, so an interrupted accept leaves the old lock whole. It also
-records the registered settings blocks as accepted (`registrations`, livenumbers/registration.py).
+records the registered settings blocks as accepted (`registrations`, livenumbers/registration.py),
+and every accepted change of what the pages print, with its reason (`history`,
+livenumbers/history.py).
 """
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ from typing import Any
 from . import registration
 from .errors import UserError
 from .files import write_atomic
+from .history import Entry as HistoryEntry
+from .history import as_json as history_json
+from .history import from_json as read_history
 
 LOCK_VERSION = 2   # 2: each number's printed texts
 
@@ -46,6 +51,7 @@ class Lock:
     numbers: dict[str, Locked]
     provenance: dict
     registrations: dict[str, registration.Registration] = field(default_factory=dict)   # an older lock: none
+    history: tuple[HistoryEntry, ...] = ()   # oldest first; an older lock: none
 
 
 def _no_duplicates(path: Path):
@@ -63,8 +69,13 @@ def _no_duplicates(path: Path):
 def read(path: Path) -> Lock:
     if not path.is_file():
         return Lock({}, {})
+    return parse(path.read_text(encoding="utf-8"), path)
+
+
+def parse(text: str, path: Path | str) -> Lock:
+    """A lock's text (`path` names it in errors: a file, or a commit's version of it)."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_no_duplicates(path))
+        raw = json.loads(text, object_pairs_hook=_no_duplicates(path))
     except json.JSONDecodeError as exc:
         raise LockError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); restore it from git") from exc
     if not isinstance(raw, dict) or not isinstance(raw.get("numbers"), dict):
@@ -95,10 +106,11 @@ def read(path: Path) -> Lock:
         registrations = registration.from_lock(raw.get("registrations", {}))
     except ValueError as exc:
         raise LockError(f"{path}: {exc}") from exc
-    return Lock(numbers, raw.get("provenance", {}), registrations)
+    return Lock(numbers, raw.get("provenance", {}), registrations, read_history(raw.get("history", []), str(path)))
 
 
-def render(numbers: dict[str, Locked], provenance: dict, registrations: dict | None = None) -> str:
+def render(numbers: dict[str, Locked], provenance: dict, registrations: dict | None = None,
+           history: tuple[HistoryEntry, ...] = ()) -> str:
     body = {
         "version": LOCK_VERSION,
         "provenance": provenance,
@@ -106,13 +118,15 @@ def render(numbers: dict[str, Locked], provenance: dict, registrations: dict | N
                     | ({"printed": dict(sorted(v.printed.items()))} if v.printed else {})
                     | ({"shown": dict(sorted(v.shown.items()))} if v.shown else {})
                     for k, v in sorted(numbers.items())},
-    } | ({"registrations": {b: r.as_json() for b, r in registrations.items()}} if registrations else {})
+    } | ({"registrations": {b: r.as_json() for b, r in registrations.items()}} if registrations else {}) \
+      | ({"history": history_json(history)} if history else {})
     return json.dumps(body, indent=1, sort_keys=True) + "\n"
 
 
-def write(path: Path, numbers: dict[str, Locked], provenance: dict, registrations: dict | None = None) -> None:
+def write(path: Path, numbers: dict[str, Locked], provenance: dict, registrations: dict | None = None,
+          history: tuple[HistoryEntry, ...] = ()) -> None:
     """Atomic: a temporary file beside the lock, renamed over it."""
-    write_atomic(path, render(numbers, provenance, registrations))
+    write_atomic(path, render(numbers, provenance, registrations, history))
 
 
 def moved(locked: Locked, now: Any) -> bool:

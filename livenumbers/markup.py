@@ -13,6 +13,8 @@ The injection syntax, written in Markdown (or a notebook's markdown cells):
     {{ build_info("commit") }}                what the build was made from (livenumbers/buildinfo.py)
     {{ registration("calibration") }}         a registered settings block's commit, date and
                                               amendments (livenumbers/registration.py)
+    {{ updates() }}                           every change of a published number, with its reason
+                                              (the lock's history: livenumbers/updates.py)
 
 and the source's own functions (livenumbers/source.py; this site's `instrument()` and
 `row_link()` link into the instrument page). Every call records (key, format, page, line).
@@ -37,7 +39,8 @@ from markupsafe import Markup
 
 from . import buildinfo
 from . import formats as nums
-from . import i18n, lock, printed, registration
+from . import i18n, lock, printed, registration, updates
+from . import history as changes
 from . import references as refs
 from . import tables as table_text
 from . import timing
@@ -135,7 +138,7 @@ def _error_line(exc: BaseException, page: str) -> int:
 
 # The engine's page functions; a source adds its own.
 FUNCTIONS = ("num", "ci", "text", "table", "chart", "claim", "cite", "citet", "bibliography", "build_info",
-             "registration")
+             "registration", "updates")
 PLACEHOLDER = "??"   # what a call that failed prints: the page fails anyway, the rest still renders
 
 # Serve only (`Renderer(mark=True)`): each cited number is wrapped in private-use characters
@@ -221,7 +224,8 @@ class Renderer:
                  locked: dict | None = None, chart_sources: dict[str, list[str]] | None = None,
                  bibliography: refs.Bibliography | None = None, languages: i18n.Languages | None = None,
                  catalogue: i18n.Catalogue | None = None,
-                 registrations: dict[str, registration.Registration | None] | None = None):
+                 registrations: dict[str, registration.Registration | None] | None = None,
+                 history: tuple = ()):
         self.source = source
         self.languages = languages or i18n.Languages()
         self.catalogue = catalogue or i18n.Catalogue()
@@ -230,6 +234,9 @@ class Renderer:
         self.results = results
         self.locked = locked or {}   # key -> lock.Locked: what the lock recorded, for "recorded vs now"
         self.registrations = registrations or {}   # registered block -> the lock's record of it (None: not yet)
+        self.history = history   # the lock's history (livenumbers/history.py): a changed number is marked
+        self.updated = changes.latest(history)   # language -> key -> the last entry that changed what it prints
+        self._marks_for: tuple[str, ...] | None = None   # ci(): the keys one mark stands for (None: the cited one)
         self.numbers = source.numbers(results)
         self.namespace = nums.nested(self.numbers)
         self.chart_spec = charts
@@ -258,7 +265,8 @@ class Renderer:
         return {"num": guard(self._num), "ci": guard(self._ci), "text": guard(self._text), "claim": guard(self._claim),
                 "table": guard(self._table), "chart": guard(self._chart), "cite": guard(self._cite),
                 "citet": guard(self._citet), "bibliography": guard(self._references_here),
-                "build_info": guard(self._build_info), "registration": guard(self._registration), **own}
+                "build_info": guard(self._build_info), "registration": guard(self._registration),
+                "updates": guard(self._updates), **own}
 
     def _reuse(self, call: tuple, produce: Callable[[], str]) -> str:
         """`produce()` once per call (a table or chart, its arguments, the page, marked or
@@ -309,7 +317,15 @@ class Renderer:
         self._rendered.citations.append(Citation(key, fmt, self._rendered.page, line, asked if fmt != asked else ""))
         out = nums.md_text(out) if isinstance(value, str) else out  # text, never markup
         out = mark(len(self._rendered.citations) - 1, out) if self._mark else out
+        out += self._update_mark((key,) if self._marks_for is None else self._marks_for)
         return f"{i18n.OPEN}{out}{i18n.CLOSE}" if self._marking_values else out
+
+    def _update_mark(self, keys: tuple[str, ...]) -> str:
+        """The mark of the last history entry that changed what one of `keys` prints in the
+        page's edition (livenumbers/updates.py), or nothing."""
+        changed = self.updated.get(self.language, {})
+        entry = max((changed.get(k, 0) for k in keys), default=0)
+        return updates.marker(entry) if entry else ""
 
     def locked_text(self, key: str, fmt: str) -> str:
         """The value the numbers lock recorded for `key`, formatted (not a citation)."""
@@ -405,16 +421,26 @@ class Renderer:
 
     def _ci(self, key: str, fmt: str | None = None) -> str:
         """A number and its bootstrap interval (`key_lo`, `key_hi`), each cited."""
-        value = self.cite(key, fmt)
-        if f"{key}_lo" not in self.numbers:
-            raise NumberError(f"{key!r} has no interval (no {key}_lo / {key}_hi); cite it with num()")
-        lo, hi = self.cite(f"{key}_lo", fmt), self.cite(f"{key}_hi", fmt)
+        try:   # one mark, after the number, for it and its interval
+            self._marks_for = (key, f"{key}_lo", f"{key}_hi")
+            value = self.cite(key, fmt)
+            if f"{key}_lo" not in self.numbers:
+                raise NumberError(f"{key!r} has no interval (no {key}_lo / {key}_hi); cite it with num()")
+            self._marks_for = ()
+            lo, hi = self.cite(f"{key}_lo", fmt), self.cite(f"{key}_hi", fmt)
+        finally:
+            self._marks_for = None
         level = nums.format_value("interval level", self.source.interval_level(self.results), "pct:0", self.language)
         bounds = table_text.span(lo, hi, self.words("to"))   # the label and its range translated whole: "IC à 95 % : ..."
         return f"{value} ({self._translated(f'{i18n.OPEN}{level}{i18n.CLOSE} CI {i18n.OPEN}{bounds}{i18n.CLOSE}')})"
 
     def _text(self, key: str) -> str:
         return self.cite(key, "text")
+
+    def _updates(self) -> str:
+        self._rendered.calls.append("updates()")
+        return updates.listing(self.history, updates.Edition.of(self._rendered.page, self.languages, self.catalogue),
+                               self.languages)
 
     def _registration(self, block: str) -> str:
         text = registration.statement(self.registrations, block, self.words, self._date)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from . import lock, registration
+from .history import REASON_LIMIT
 from .markup import Citation, Claim
 from .printed import Unsteady
 
@@ -196,17 +197,20 @@ class Accepted:
     """What `accept` did: the lock's diff, one line per change; or, when something the lock
     cannot fix stands in the way (a claim that does not hold, a pick too near a tie, a printed
     text rounding could change, a discrete number with no margin, a registered settings block
-    edited with no amendment or not committed), nothing written and why."""
+    edited with no amendment or not committed, a change readers see with no reason for it),
+    nothing written and why."""
     diff: list[str]
     failed_claims: list[Claim]
     fragile: list[Fragile] = field(default_factory=list)
     unsteady: list[Unsteady] = field(default_factory=list)
     undecided: dict[str, list[str]] = field(default_factory=dict)
     registrations: list[str] = field(default_factory=list)   # a registered block edited silently, or not committed
+    reason: list[str] = field(default_factory=list)   # a change readers see, with no reason (or a bad one) for it
 
     @property
     def refused(self) -> bool:
-        return bool(self.failed_claims or self.fragile or self.unsteady or self.undecided or self.registrations)
+        return bool(self.failed_claims or self.fragile or self.unsteady or self.undecided or self.registrations
+                    or self.reason)
 
     @property
     def text(self) -> str:
@@ -217,6 +221,12 @@ class Accepted:
         if self.registrations:
             lines.append("registered settings accept cannot record (livenumbers/registration.py):")
             lines += [f"  {line}" for line in self.registrations]
+        if self.reason:
+            lines.append("readers will see this change, so the lock's history records it with a reason "
+                         "(livenumbers/history.py):")
+            lines += [f"  {line}" for line in self.reason]
+            lines.append('  Accept again with --reason "why, for readers" (one sentence, at most '
+                         f'{REASON_LIMIT} characters); or, for a lock of this machine only, --local.')
         if self.failed_claims:
             lines.append(f"{len(self.failed_claims)} claim(s) do not hold (the lock cannot fix these; "
                          "fix the prose or the cause):")

@@ -1,4 +1,4 @@
-"""Command line: `python -m model measure|check|accept|numbers|render` (the engine's commands,
+"""Command line: `python -m model measure|check|accept|numbers|render|backfill` (the engine's commands,
 livenumbers/__main__.py, on the study; `measure` is the study's own).
 
     python -m model measure --sentences FILE [--model minilm-l6|minilm-l3|PATH] [--all-heads] --json
@@ -18,11 +18,19 @@ livenumbers/__main__.py, on the study; `measure` is the study's own).
                                          editions read as this machine's build reads it; with
                                          --same-text-as, the same against the results in CACHE
                                          (`make check-machines` runs both)
-    python -m model accept [--exact]     rewrite the numbers lock from fresh results, print the diff;
+    python -m model accept [--exact] [--reason TEXT [--reason-in fr TEXT] | --local]
+                                         rewrite the numbers lock from fresh results, print the diff;
                                          nothing is written (exit 1) while a claim fails, a pick is
                                          nearer a tie than the floor, a printed text is within
-                                         rounding of another or a discrete number has no margin;
+                                         rounding of another or a discrete number has no margin, nor
+                                         while a change readers see (a printed text, a number added or
+                                         removed) has no reason: --reason says why, for readers, kept in
+                                         the lock's history and shown on the pages (livenumbers/history.py);
+                                         --local: a lock for this machine only, nothing recorded;
                                          --exact: every value as computed here, rounding noise included
+    python -m model backfill docs/numbers.reasons.yml
+                                         the lock's history from git: an entry per past change readers
+                                         saw, each with its reason from that file (livenumbers/backfill.py)
     python -m model numbers [PATTERN]    the keys a page can cite: value, interval, lock, citing pages
     python -m model render OUT           the project with every page rendered, for builders without hooks
 
@@ -189,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.choices["check"].add_argument("--same-text-as", default=None, type=Path, metavar="CACHE",
                                       help="after the gate, compare every page's text with a build from the results "
                                            "in CACHE (this machine's, for a run on another kernel path)")
-    for name in ("check", "accept", "numbers", "render"):
+    for name in ("check", "accept", "numbers", "render", "backfill"):
         sub.choices[name].set_defaults(run=cmd_engine)
     sub.choices["render"].add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the project's mkdocs.yml")
     args = parser.parse_args(argv)

@@ -160,6 +160,31 @@ def test_a_fresh_venv_installs_the_engine_alone_and_builds_the_toy(venv, tmp_pat
     assert "60% of them" in (toy / "site" / "index.html").read_text(encoding="utf-8")
 
 
+def test_the_starter_in_a_fresh_venv_shows_an_update_after_a_data_change_and_accept(venv, tmp_path):
+    """Issue 48's outside write-up: `new`, accept, a data change, accept refused without a
+    reason then given one, a build: its page says what the number said, what it says and why."""
+    env = ENV | {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    folder = tmp_path / "hello"
+
+    def run(*command: str) -> subprocess.CompletedProcess:
+        return subprocess.run(command, cwd=folder if folder.exists() else tmp_path, env=env, capture_output=True, text=True)
+
+    for command in (("python", "-m", "livenumbers", "new", "hello"), ("python", "-m", "livenumbers", "accept")):
+        assert run(*command).returncode == 0
+    (folder / "docs" / "data.json").write_text('{"apple": 13, "pear": 5, "plum": 3}', encoding="utf-8")
+    refused = run("python", "-m", "livenumbers", "accept")
+    assert refused.returncode == 1 and "no reason in the site's language (en)" in refused.stdout
+    reason = "The apple's points were miscounted in the data."
+    accepted = run("python", "-m", "livenumbers", "accept", "--reason", reason)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    build = run("mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    page = (folder / "site" / "index.html").read_text(encoding="utf-8")
+    assert '<h2 id="updates">Updates</h2>' in page and "The apple&#39;s points were miscounted in the data&#46;" in page
+    assert "<td><del>20</del></td>" in page and "<td>21</td>" in page and 'class="number-update"' in page
+    assert "Numbers printed otherwise: 5." in (folder / "site" / "updates" / "index.html").read_text(encoding="utf-8")
+
+
 def quickstart() -> list[str]:
     """The commands of the guide's quickstart (its first code block), comments cut."""
     page = (ROOT / "engine" / "guide" / "docs" / "index.md").read_text(encoding="utf-8")

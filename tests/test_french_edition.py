@@ -7,8 +7,10 @@ legends' categories). The English a French page rightly shows is taken out first
 corpus's sentences and words and the flip pairs (the data the study reads), the models' and
 packages' names, the reference lists (the works' own titles), code, what the page marks as
 English (`lang="en"`: a work's title, a citation of this site), a French quotation of the
-corpus's words (« it »), a setting's name (`downstream_every`), and the language
-switcher's "English". What is left fails on an English word (ENGLISH below: words a French
+corpus's words (« it »), a setting's name (`downstream_every`), the language
+switcher's "English", and what a number printed before an update (`<del>`: quoted as it
+was, in the page's "Updates"; an update's mark † does not split the text it follows).
+What is left fails on an English word (ENGLISH below: words a French
 sentence never uses), on E-notation ("1,3E-08", "1.2e-5"), on "pp" for percentage points and
 on a hyphen-minus before a number ("-30" for « −30 »).
 """
@@ -38,7 +40,7 @@ E_NOTATION = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?[eE][-+−]?\d+\b")   # not 
 POINTS = re.compile(r"\bpp\b")
 HYPHEN_MINUS = re.compile(r"(?<![\w\-−.,/])-\d")   # French writes a minus as U+2212 (not in "2026-12-03")
 QUOTED = (re.compile(r"“([^“”]{1,60})”"), re.compile(r"«\s*([^«»]{1,60}?)\s*»"))   # “ ” within « », then « »
-SKIPPED = {"script", "style", "code", "pre", "kbd", "svg", "math"}
+SKIPPED = {"script", "style", "code", "pre", "kbd", "svg", "math", "del"}
 
 
 class _Visible(html.parser.HTMLParser):
@@ -49,10 +51,17 @@ class _Visible(html.parser.HTMLParser):
         self.texts: list[str] = []
         self.specs: list[dict] = []
         self._skip: list[str] = []
+        self._joined = False   # after an update's mark: the text goes on
+        self.labels: list[str] = []   # the marks' titles and labels
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         cls = a.get("class") or ""
+        if "number-update" in cls.split():   # a number's mark (livenumbers/updates.py): its † is no text
+            self._skip.append("mark")
+            return
+        if self._skip and self._skip[-1] == "mark":   # the mark's link: its title and label are read
+            self.labels += [a[k] for k in ("title", "aria-label") if a.get(k)]
         # Not a reader's: the reference lists, the language switcher, a notebook cell's hidden
         # copy of its code, and the copy buttons mkdocs-jupyter labels in English and
         # notebook.js in the page's language once loaded (test_browser_instrument.py's
@@ -69,11 +78,14 @@ class _Visible(html.parser.HTMLParser):
 
     def handle_endtag(self, tag):
         if self._skip:
-            self._skip.pop()
+            self._joined = self._skip.pop() == "mark"
 
     def handle_data(self, data):
-        if not any(self._skip) and data.strip():
+        if self._joined and self.texts and not any(self._skip):
+            self.texts[-1] += data
+        elif not any(self._skip) and data.strip():
             self.texts.append(data)
+        self._joined = False
 
 
 def spec_words(spec) -> list[str]:
@@ -180,7 +192,7 @@ def test_an_english_sentence_in_a_french_table_fails(built_site, data):
 def _visible(html_text: str) -> list[str]:
     parser = _Visible()
     parser.feed(html_text)
-    return parser.texts + [w for spec in parser.specs for w in spec_words(spec)]
+    return parser.texts + parser.labels + [w for spec in parser.specs for w in spec_words(spec)]
 
 
 def test_the_french_instrument_as_drawn_shows_no_english(page, site_url, data):

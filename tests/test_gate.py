@@ -213,9 +213,10 @@ def test_accept_rewrites_what_moved_and_keeps_rounding_noise(project):
                                          d["numbers"][noise].update(value=d["numbers"][noise]["value"] + 0.00002),
                                          d["numbers"].pop(f"{KEY}_lo"),
                                          d["numbers"].update({"l6.rollout.n_rows": {"value": 1, "tolerance": 0}})))
-    diff = gate.accept(settings(project)).text.splitlines()
+    diff = gate.accept(settings(project), local=True).text.splitlines()   # a number added and one removed: no reason asked
     assert [line.split(":")[0] for line in diff] == [f"~ {KEY}", f"+ {KEY}_lo", f"~ {within}", "- l6.rollout.n_rows",
-                                                     "1 number(s) moved within their tolerance by more than 0.1 of it and were rewritten (~ above); 1 moved by less (rounding noise) and kept their locked value"]
+                                                     "1 number(s) moved within their tolerance by more than 0.1 of it and were rewritten (~ above); 1 moved by less (rounding noise) and kept their locked value",
+                                                     "--local"]
     assert diff[0].startswith(f"~ {KEY}: 0.5 -> ") and diff[0].endswith("(tolerance 0.0005)")
     after = lock.read(settings(project).lock)
     assert after.numbers[noise].value == data["numbers"][noise]["value"]      # noise: the recorded value stays
@@ -378,7 +379,7 @@ def test_a_flipped_byte_in_the_weights_is_a_drift_not_a_silent_pass(project, l6_
     weights' digest changed. On a small corpus, so that it measures in seconds."""
     use_small_corpus(project, models=[{"name": str(l6_folder), "key": "l6"}, {"name": "minilm-l3", "key": "l3"}])
     monkeypatch.setattr(cache, "_MEMO", {})
-    gate.accept(settings(project))
+    assert not gate.accept(settings(project), local=True).refused   # the small corpus's lock: nothing to tell readers
     assert gate.run(settings(project), with_charts=False).ok
     weights = l6_folder / "model.safetensors"
     raw = bytearray(weights.read_bytes())

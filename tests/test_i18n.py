@@ -107,7 +107,7 @@ CATALOGUE = {"Fruit": "Fruit", "Score": "Score", "Share": "Part", "apple": "pomm
 
 @pytest.fixture
 def bilingual_toy(tmp_path):
-    """The toy with a French edition: the i18n plugin, index.fr.md, docs/locales/fr.yml."""
+    """The toy with a French edition: the i18n plugin, index.fr.md, updates.fr.md, docs/locales/fr.yml."""
     root = tmp_path / "toy"
     shutil.copytree(TOY, root, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
     raw = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
@@ -119,6 +119,7 @@ def bilingual_toy(tmp_path):
     raw["exclude_docs"] += "/locales/\n"
     (root / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
     (root / "docs" / "index.fr.md").write_text(FRENCH_TOY, encoding="utf-8")
+    (root / "docs" / "updates.fr.md").write_text("# Mises à jour et corrections\n\n{{ updates() }}\n", encoding="utf-8")
     (root / "docs" / "locales").mkdir()
     (root / "docs" / "locales" / "fr.yml").write_text(yaml.safe_dump(CATALOGUE, allow_unicode=True), encoding="utf-8")
     accept = run(root, "livenumbers", "accept")

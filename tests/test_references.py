@@ -218,7 +218,8 @@ def test_build_info_is_the_commit_its_date_and_the_locks_digest(tmp_path):
     git(tmp_path, "commit", "-qm", "first")
     short, date = git(tmp_path, "log", "-1", "--format=%h %cs").split()
     assert BuildInfo(lock.parent, lock).values == {"commit": short, "date": date, "year": date[:4],
-                                                   "lock_sha256": hashlib.sha256(lock.read_bytes()).hexdigest()}
+                                                   "lock_sha256": hashlib.sha256(lock.read_bytes()).hexdigest(),
+                                                   "updated": "unknown"}   # a lock with no history
     lock.write_text('{"numbers": {"x": 1}}\n')
     assert BuildInfo(lock.parent, lock).values["commit"] == f"{short}-dirty"    # a tracked file changed
     (tmp_path / "docs" / "new.md").write_text("untracked\n")
@@ -227,7 +228,8 @@ def test_build_info_is_the_commit_its_date_and_the_locks_digest(tmp_path):
 
 
 def test_without_a_checkout_or_without_git_build_info_says_unknown(tmp_path, monkeypatch):
-    unknown = {"commit": "unknown", "date": "unknown", "year": "unknown", "lock_sha256": "none (no numbers lock)"}
+    unknown = {"commit": "unknown", "date": "unknown", "year": "unknown", "lock_sha256": "none (no numbers lock)",
+               "updated": "unknown"}
     assert BuildInfo(tmp_path, tmp_path / "numbers.lock.json").values == unknown
     git(tmp_path, "init", "-q")
     git(tmp_path, "commit", "-q", "--allow-empty", "-m", "first")

@@ -121,7 +121,7 @@ def test_a_drifted_number_fails_the_toys_build_naming_key_values_and_page(toy):
     assert build.returncode != 0
     assert "fruit.apple.score: recorded 12, now 13 (tolerance 0); cited by index.md" in build.stdout + build.stderr
     assert not (toy / "site").exists()            # the gate runs before MkDocs writes anything
-    accept = run(toy, "livenumbers", "accept")
+    accept = run(toy, "livenumbers", "accept", "--reason", "The apple's points were miscounted.")
     assert accept.returncode == 0 and "~ fruit.apple.score: 12 -> 13 (tolerance 0)" in accept.stdout
     assert run(toy, "livenumbers", "check").returncode == 0
 

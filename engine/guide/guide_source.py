@@ -26,7 +26,7 @@ EXAMPLES = [
     ("below:1e-5", 1.7e-6, "rounding noise, printed as the bound it stays under"),
     ("pct:1~1e-4", 0.2648, "a share that is noise below 1e-4: its tolerance stated"),
 ]
-COMMANDS = ("new", "accept", "check", "numbers", "render")
+COMMANDS = ("new", "accept", "check", "numbers", "render", "backfill")
 
 
 def formats_table(r) -> str:
