@@ -21,7 +21,7 @@ from pathlib import Path
 
 def run_command(args, settings) -> int:
     """One command on a project's settings (`python -m model` runs these on the study)."""
-    from . import finder, gate, render
+    from . import accepting, finder, gate, render
 
     if args.command == "check":
         report = gate.run(settings)
@@ -44,7 +44,7 @@ def run_command(args, settings) -> int:
                 print(f"built site {args.site}: no live markup left on its pages")
         return status
     if args.command == "accept":
-        accepted = gate.accept(settings, exact=args.exact)
+        accepted = accepting.accept(settings, exact=args.exact)
         print(accepted.text)
         return 1 if accepted.refused else 0
     if args.command == "numbers":

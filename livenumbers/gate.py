@@ -14,15 +14,17 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import cache, config, formats, i18n, lock, printed, progress, registration, timing
 from .buildinfo import BuildInfo
 from .config import LOCK_FILE, TRANSLATIONS
-from .markup import Citation, Claim, PageError, Problem, Renderer
+from .markup import Renderer
+from .problems import PageError, Problem
+from .rendered import Citation, Claim, Rendered
 from .references import REFERENCES_FILE, Bibliography
-from .report import Accepted, Drift, Fragile, Report, Reprinted
+from .report import Drift, Fragile, Report, Reprinted
 from .source import Source
 
 log = logging.getLogger("mkdocs.plugins.live_numbers.gate")
@@ -196,7 +198,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                 rendered_all.append(out)
         except PageError as exc:
             problems += exc.problems
-    problems += editions(settings.languages, rendered_all, pages(settings.docs_dir))
+    problems += [Problem(*p) for p in i18n.editions_agree(settings.languages, rendered_all, pages(settings.docs_dir))]
     registered_now = registration.read(settings.docs_dir, settings.registered)
     problems += [Problem(*p) for p in registration.unstated(rendered_all, settings.source.registered_keys(results),
                                                             registered_now)]
@@ -207,47 +209,6 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     _compare(report, rendered_all, renderer.numbers, locked, settings.languages)
     report.registrations = registration.check(registered_now, locked.registrations)
     return report
-
-
-def editions(languages: i18n.Languages, rendered: list, all_pages: list[str]) -> list[Problem]:
-    """The editions agree: every page exists in every language, and each language's page
-    cites the same numbers, claims, tables, charts, works and instrument rows as the
-    default's (in any order and number of times: a translation words a sentence its own way)."""
-    if not languages.others:
-        return []
-    problems: list[Problem] = []
-    present = set(all_pages)
-    for page in all_pages:
-        lang, base = languages.of(page), languages.base(page)
-        if lang == languages.default:
-            problems += [Problem(page, 1, f"no {other} edition: {languages.page(page, other)} does not exist "
-                                 f"(every page is in every language)") for other in languages.others
-                         if languages.page(page, other) not in present]
-        elif base not in present:
-            problems.append(Problem(page, 1, f"a {lang} page with no {languages.default} page {base}"))
-    what: dict[str, dict[str, set]] = {}
-    for out in rendered:
-        got = what.setdefault(out.page, {"numbers": set(), "claims": set(), "tables and charts": set(),
-                                         "works": set(), "instrument rows": set()})
-        got["numbers"].update(c.key for c in out.citations)
-        got["claims"].update(c.expr for c in out.claims)
-        got["tables and charts"].update(out.calls)
-        got["works"].update(out.works)
-        got["instrument rows"].update(out.routes)
-    for page, got in sorted(what.items()):
-        base = languages.base(page)
-        if page == base or base not in what:
-            continue
-        for kind, items in got.items():
-            only_here, only_there = sorted(items - what[base][kind]), sorted(what[base][kind] - items)
-            if only_here or only_there:
-                parts = ([f"{page} only: {', '.join(map(str, only_here[:5]))}" + (" ..." if len(only_here) > 5 else "")]
-                         if only_here else []) + \
-                        ([f"{base} only: {', '.join(map(str, only_there[:5]))}" + (" ..." if len(only_there) > 5 else "")]
-                         if only_there else [])
-                problems.append(Problem(page, 1, f"the editions differ: {page} and {base} cite different {kind} "
-                                        f"({'; '.join(parts)})"))
-    return problems
 
 
 def _text(path: Path | None) -> str:
@@ -263,7 +224,6 @@ def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: 
     from dataclasses import astuple
     from importlib import metadata
 
-    from .markup import Rendered
 
     versions = [metadata.version(d) for d in ("jinja2", "markupsafe", "altair", "pybtex")]
     base = cache.key("page", inputs_key, with_charts, versions, code)
@@ -363,18 +323,6 @@ def fragile(report: Report, fresh_numbers, floor: float) -> list[Fragile]:
     return found
 
 
-def steadiness(report: Report, fresh_numbers, floor: float) -> list:
-    """The citations no format prints steadily (livenumbers/printed.py)."""
-    margin_of = getattr(fresh_numbers, "margin", lambda key: None)
-    found = {}
-    for _, c in report.all_citations:
-        if c.key not in found:
-            u = printed.unsteady(c.key, fresh_numbers[c.key], c.requested, margin_of(c.key), floor, sorted(report.cited[c.key]))
-            if u is not None:
-                found[c.key] = u
-    return list(found.values())
-
-
 def undecided(report: Report, fresh_numbers) -> dict[str, list[str]]:
     """Cited discrete numbers (counts, picks, verdicts, words) whose source keeps margins but
     records none for them, nor declares them exact by construction."""
@@ -383,87 +331,3 @@ def undecided(report: Report, fresh_numbers) -> dict[str, list[str]]:
         return {}
     return {key: sorted(pages) for key, pages in report.cited.items()
             if _discrete(fresh_numbers[key]) and not declared(key)}
-
-
-# A number that moved by less than this share of its tolerance keeps its locked value: that
-# is rounding noise (another CPU: ~1e-7 relative). One that moved more is rewritten, so the
-# lock stays what today's code computes and never drifts toward the edge of its tolerance,
-# where the next machine's rounding would tip it over.
-NOISE_SHARE = 0.1
-
-
-def _keeps(old: lock.Locked, new: lock.Locked, noise_share: float) -> bool:
-    """Does the lock keep `old` for a number whose fresh entry is `new`?"""
-    if old.tolerance != new.tolerance or lock.moved(old, new.value):
-        return False
-    if isinstance(old.value, (str, bool)) or isinstance(new.value, (str, bool)):
-        return True   # not moved: the same text, the same yes or no
-    return abs(float(new.value) - float(old.value)) <= noise_share * old.tolerance
-
-
-def accept(settings: Settings, exact: bool = False) -> Accepted:
-    """Rewrite the lock from fresh results. A number that moved by less than NOISE_SHARE of
-    its tolerance keeps its recorded value (a CPU's float noise is not a change); every
-    other change is written, and listed. With `exact`, every value as computed here, noise
-    included, margins too (the machine that writes the lock changed). Nothing is written
-    while a claim fails, a pick is nearer a tie than the floor, a printed text is within
-    rounding of another, a cited discrete number has no margin, or a registered settings
-    block changed with no amendment or is not committed: the lock stays as it was, and what
-    to fix is listed."""
-    report = run(settings, with_charts=False)
-    old_lock = lock.read(settings.lock)
-    old = old_lock.numbers
-    floor = report.margin_floor
-    report.fresh = fresh_entries(report.all_citations, report.numbers, floor, steady=True)
-    share = 0.0 if exact else NOISE_SHARE
-    # A kept entry keeps its margin too (it is the writer's); a new one, or one without, takes today's.
-    new = {k: replace(old[k] if (old[k].margin is not None and not exact) or v.margin is None
-                      else replace(old[k], margin=v.margin), printed=v.printed, shown=v.shown)
-           if k in old and _keeps(old[k], v, share) else v for k, v in report.fresh.items()}
-    # A stated tolerance prints the value of record: the one written now.
-    texts = fresh_entries(report.all_citations, report.numbers, floor, steady=True,
-                          recorded={k: v.value for k, v in new.items()})
-    new = {k: replace(v, printed=texts[k].printed) for k, v in new.items()}
-    diff = []
-    number = lambda e: (e.value, e.tolerance)   # what a reader sees; a margin is the lock's note on it
-    for key in sorted(set(old) | set(new)):
-        if key not in new:
-            diff.append(f"- {key}: {old[key].value!r} (no longer cited)")
-        elif key not in old:
-            diff.append(f"+ {key}: {new[key].value!r} (tolerance {new[key].tolerance:g})")
-        elif old[key].value != new[key].value:
-            diff.append(f"~ {key}: {old[key].value!r} -> {new[key].value!r} (tolerance {new[key].tolerance:g})")
-        elif old[key].tolerance != new[key].tolerance:
-            diff.append(f"~ {key}: tolerance {old[key].tolerance:g} -> {new[key].tolerance:g}")
-        for where in sorted(set(old[key].printed) | set(new[key].printed) if key in old and key in new else ()):
-            before, after = old[key].printed.get(where), new[key].printed.get(where)
-            if before != after and before is not None:
-                diff.append(f"~ {key} ({where}): printed {before!r} -> {after!r}" if after is not None
-                            else f"- {key} ({where}): printed {before!r} (no longer cited so)")
-    both = sorted(set(old) & set(new))
-    within = [k for k in both if number(old[k]) != number(new[k]) and not lock.moved(old[k], new[k].value)]
-    noise = [k for k in both if number(old[k]) == number(new[k]) and old[k].value != report.fresh[k].value]
-    noted = [k for k in both if old[k].margin != new[k].margin]
-    texts = sum(len(set(new[k].printed) - set(old[k].printed)) for k in both)
-    if within or noise:
-        diff.append(f"{len(within)} number(s) moved within their tolerance by more than {share:g} of it "
-                    f"and were rewritten (~ above); {len(noise)} moved by less (rounding noise) and kept their locked value")
-    if noted:
-        diff.append(f"{len(noted)} pick margin(s) recorded beside their numbers")
-    if texts:
-        diff.append(f"{texts} printed text(s) recorded beside numbers already locked")
-    registrations, changes, unrecordable = registration.record(
-        registration.read(settings.docs_dir, settings.registered), old_lock.registrations, settings.docs_dir)
-    accepted = Accepted(diff + changes, report.failed_claims, report.fragile,
-                        [u for u in steadiness(report, report.numbers, floor) if u.key not in {f.key for f in report.fragile}],
-                        undecided(report, report.numbers), unrecordable)
-    of_record = sorted((k, a, f) for k, v in new.items() for a, f in v.shown.items()
-                       if k not in old or old[k].shown.get(a) != f)
-    if of_record:
-        accepted.diff.append(f"{len(of_record)} more citation(s) print their value of record, checked on every machine to "
-                             "within their noise, since another machine's rounding could print them otherwise (the "
-                             "lock's 'shown'): " + ", ".join(f"{k} {a} -> {f}" for k, a, f in of_record[:10])
-                             + (" ..." if len(of_record) > 10 else ""))
-    if not accepted.refused:
-        lock.write(settings.lock, new, report.provenance, registrations)
-    return accepted

@@ -100,6 +100,49 @@ def languages_of(raw_config: dict) -> Languages:
     return Languages()
 
 
+def editions_agree(languages: Languages, rendered: list, all_pages: list[str]) -> list[tuple[str, int, str]]:
+    """The editions agree: every page exists in every language, and each language's page
+    cites the same numbers, claims, tables, charts, works and instrument rows as the
+    default's (in any order and number of times: a translation words a sentence its own way)."""
+    if not languages.others:
+        return []
+    problems: list[tuple[str, int, str]] = []
+    present = set(all_pages)
+    for page in all_pages:
+        lang, base = languages.of(page), languages.base(page)
+        if lang == languages.default:
+            problems += [(page, 1, f"no {other} edition: {languages.page(page, other)} does not exist "
+                                  f"(every page is in every language)") for other in languages.others
+                         if languages.page(page, other) not in present]
+        elif base not in present:
+            problems.append((page, 1, f"a {lang} page with no {languages.default} page {base}"))
+    what: dict[str, dict[str, set]] = {}
+    for out in rendered:
+        got = what.setdefault(out.page, {"numbers": set(), "claims": set(), "tables and charts": set(),
+                                         "works": set(), "instrument rows": set()})
+        got["numbers"].update(c.key for c in out.citations)
+        got["claims"].update(c.expr for c in out.claims)
+        got["tables and charts"].update(out.calls)
+        got["works"].update(out.works)
+        got["instrument rows"].update(out.routes)
+    for page, got in sorted(what.items()):
+        base = languages.base(page)
+        if page == base or base not in what:
+            continue
+        for kind, items in got.items():
+            only_here, only_there = sorted(items - what[base][kind]), sorted(what[base][kind] - items)
+            if only_here or only_there:
+                parts = ([f"{page} only: {', '.join(map(str, only_here[:5]))}" + (" ..." if len(only_here) > 5 else "")]
+                         if only_here else []) + \
+                        ([f"{base} only: {', '.join(map(str, only_there[:5]))}" + (" ..." if len(only_there) > 5 else "")]
+                         if only_there else [])
+                problems.append((page, 1, f"the editions differ: {page} and {base} cite different {kind} "
+                                 f"({'; '.join(parts)})"))
+    return problems
+
+
+
+
 @functools.lru_cache(maxsize=4096)   # asked for every citation of every page, on every build
 def _language_of(page: str, codes: tuple[str, ...]) -> str:
     stem = page.rsplit("/", 1)[-1].rsplit(".", 1)[0]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from . import lock, registration
-from .markup import Citation, Claim
+from .rendered import Citation, Claim
 from .printed import Unsteady
 
 

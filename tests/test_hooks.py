@@ -24,7 +24,7 @@ import yaml
 from conftest import copy_project, mkdocs_build, output, run, serve, use_small_corpus
 from model import study as study_mod
 from model.errors import UserError
-from livenumbers import cache, gate, lock
+from livenumbers import accepting, cache, gate, lock
 from model.site.source import study_settings
 
 LOCK = Path("docs") / "numbers.lock.json"
@@ -349,7 +349,7 @@ def test_a_bad_lock_stops_the_gate_and_accept_naming_file_and_key(project, case)
     """What the hook and `model accept` raise their errors from; the build below shows the wiring."""
     expected = break_lock(project, case)
     before = (project / LOCK).read_bytes()
-    for step in (gate.run, gate.accept):
+    for step in (gate.run, accepting.accept):
         with pytest.raises(UserError, match=expected):
             step(study_settings(project))
     assert (project / LOCK).read_bytes() == before, "accept wrote a lock it could not read"
