@@ -9,7 +9,8 @@
     python -m livenumbers new FOLDER           a new write-up to start from (the starter: a page
                                                with a number, a table, a chart, a claim, a citation)
 
-Each reads the project's mkdocs.yml (--config), whose live-numbers options name the source.
+Each reads the project's mkdocs.yml (--config, before or after the command) as MkDocs loads
+it, whose live-numbers options name the source (livenumbers/project.py).
 Errors a user can fix print one line and exit with status 2.
 """
 from __future__ import annotations
@@ -51,7 +52,7 @@ def run_command(args, settings) -> int:
         print(finder.listing(settings, args.pattern, limit=args.limit))
         return 0
     if args.command == "render":
-        report = render.write_tree(args.config, args.out, source=settings.source)
+        report = render.write_tree(settings, args.out)
         pages = len(report.rendered) + len(report.notebook_cells)
         print(f"rendered {pages} pages ({len(report.cited)} cited numbers, results {report.results_key[:12]}) "
               f"into {args.out}; build it with: cd {args.out} && mkdocs build --strict")
@@ -59,8 +60,17 @@ def run_command(args, settings) -> int:
     raise ValueError(f"unknown command {args.command!r}")
 
 
+CONFIG = Path("mkdocs.yml")
+
+
+def add_config(parser) -> None:
+    """`--config FILE`, before the command or after it (`check --config site/mkdocs.yml`)."""
+    parser.add_argument("--config", type=Path, default=argparse.SUPPRESS,
+                        help=f"the project's mkdocs.yml (default {CONFIG})")
+
+
 def add_commands(sub) -> None:
-    """The engine's subcommands, on an argparse subparsers object."""
+    """The engine's subcommands, on an argparse subparsers object, each taking `--config`."""
     c = sub.add_parser("check", help="compute the results (cached) and run the numbers gate")
     c.add_argument("--site", type=Path, default=None,
                    help="also check a built site's folder: no page may show live markup such as {{ num(")
@@ -72,6 +82,8 @@ def add_commands(sub) -> None:
     n.add_argument("--limit", type=int, default=40, help="at most this many keys (0: all)")
     r = sub.add_parser("render", help="write the project with every page rendered, for builders without the engine")
     r.add_argument("out", type=Path, help="folder to write (replaced if an earlier render wrote it)")
+    for parser in (c, a, n, r):
+        add_config(parser)
 
 
 STARTER = Path(__file__).parent / "starter"
@@ -92,11 +104,11 @@ def new_writeup(folder: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from . import render
+    from . import project
     from .errors import UserError
 
     parser = argparse.ArgumentParser(prog="python -m livenumbers", description=__doc__.split("\n")[0])
-    parser.add_argument("--config", default=Path("mkdocs.yml"), type=Path, help="the project's mkdocs.yml")
+    add_config(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     add_commands(sub)
     sub.add_parser("new", help="write a new write-up to start from").add_argument("folder", type=Path)
@@ -105,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "new":
             print(new_writeup(args.folder))
             return 0
-        return run_command(args, render.project_settings(args.config))
+        return run_command(args, project.settings_at(getattr(args, "config", CONFIG)))
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -80,6 +80,7 @@ class Events:
         self.builds = 0
         self.built: dict[str, str] = {}
         self.bytecode = _Bytecode()
+        self.kept = gate.Kept()   # the gate's renderer, reused while its inputs stay
 
     def on_startup(self, command: str, dirty: bool) -> None:
         # Under `mkdocs serve` a drift becomes a banner instead of stopping the server.
@@ -106,7 +107,7 @@ class Events:
             report = self.report   # the gate ran for the build around this edition's, on the same inputs
         else:
             try:
-                report = gate.run(settings, mark_numbers=self.serve)
+                report = gate.run(settings, mark_numbers=self.serve, kept=self.kept)
             except UserError as exc:
                 raise PluginError(str(exc)) from exc
         self.report = report

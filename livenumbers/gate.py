@@ -11,19 +11,18 @@ not have) are collected over every page and raised together, as one `PageError`.
 """
 from __future__ import annotations
 
+import fnmatch
 import json
 import logging
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import cache, config, formats, i18n, lock, printed, progress, registration, timing
 from .buildinfo import BuildInfo
-from .config import LOCK_FILE, TRANSLATIONS
 from .markup import Renderer
 from .problems import PageError, Problem
 from .rendered import Citation, Claim, Rendered
-from .references import REFERENCES_FILE, Bibliography
+from .references import Bibliography
 from .report import Drift, Fragile, Report, Reprinted
 from .source import Source
 
@@ -34,6 +33,8 @@ ENGINE_CODE = Path(__file__).parent
 
 @dataclass(frozen=True)
 class Settings:
+    """What the engine reads of a project: made from its mkdocs.yml by livenumbers/project.py
+    (`project.settings`), for the plugin, a site's hooks and every command alike."""
     docs_dir: Path
     lock: Path
     cache_dir: Path
@@ -42,23 +43,12 @@ class Settings:
     languages: i18n.Languages = i18n.Languages()   # the editions, the default first (mkdocs-static-i18n)
     translations: Path | None = None  # the folder of the site's catalogues (fr.yml): its tables' and charts' words
     registered: registration.Declared | None = None   # the settings blocks fixed in advance (the `registered:` option)
+    config_file: Path | None = None   # the project's mkdocs.yml
+    exclude: tuple[str, ...] = ()     # pages the engine leaves alone (fnmatch patterns, from docs/)
 
-    @classmethod
-    def at(cls, root: Path, source: Source, docs_dir: str = "docs", lock_file: str = LOCK_FILE,
-           bibliography: str = REFERENCES_FILE, translations: str = TRANSLATIONS,
-           languages: i18n.Languages | None = None, registered: dict | None = None) -> "Settings":
-        """The project's layout under `root`. The cache folder is `.cache`, or the folder
-        named by LIVE_NUMBERS_CACHE (the tests' own, say): an environment variable, so the
-        notebook's kernel, started by the build, finds the same one. The languages and the
-        registered blocks are those of `root`'s mkdocs.yml, unless given."""
-        docs = (root / docs_dir).resolve()
-        cache_dir = root / os.environ.get("LIVE_NUMBERS_CACHE", ".cache")
-        config_file = Path(root) / "mkdocs.yml"
-        raw = config.read(config_file) if None in (languages, registered) and config_file.is_file() else {}
-        languages = i18n.languages_of(raw) if languages is None else languages
-        registered = config.options(raw).get("registered") if registered is None else registered
-        return cls(docs, docs / lock_file, cache_dir.resolve(), source, docs / bibliography, languages,
-                   docs / translations, registration.declared(registered))
+    def pages(self) -> list[str]:
+        """Every page that may cite numbers, relative to docs/, sorted: but those excluded."""
+        return [p for p in pages(self.docs_dir) if not any(fnmatch.fnmatchcase(p, pattern) for pattern in self.exclude)]
 
 
 def site_code(source: Source) -> str:
@@ -130,14 +120,22 @@ def notebook_cells(path: Path) -> list[tuple[int, str]]:
     ]
 
 
-_RENDERER: dict = {}   # the last renderer, its inputs and the lock it read
+@dataclass
+class Kept:
+    """What one gate run keeps for the next (the plugin's, across `mkdocs serve` rebuilds):
+    the renderer, the inputs it was made for and the lock it read."""
+    inputs: tuple | None = None
+    renderer: Renderer | None = None
+    locked: lock.Lock | None = None
 
 
 @timing.stage("gate")
-def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False) -> Report:
+def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False, kept: Kept | None = None) -> Report:
     """Every page rendered against fresh results and compared with the lock. Every page's
     problems are collected; if any page has one, `PageError` carries them all. With
-    `mark_numbers` (`mkdocs serve` only) cited numbers carry marks for their hover details."""
+    `mark_numbers` (`mkdocs serve` only) cited numbers carry marks for their hover details.
+    `kept`: what the last run kept (its renderer, reused while its inputs stay)."""
+    kept = Kept() if kept is None else kept
     inputs = settings.source.inputs()
     code = site_code(settings.source)   # read once: every page's and chart's cache key holds it
     results, key = load_results(settings, inputs)
@@ -162,21 +160,21 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     # (The source's class, not the object: `mkdocs serve` makes a new one on each save.)
     same = (report.inputs_key, id(results), type(settings.source), code, with_charts, mark_numbers,
             settings.lock, settings.bibliography)
-    if _RENDERER.get("inputs") != same:
+    if kept.inputs != same:
         locked = lock.read(settings.lock)
         blocks = settings.registered.blocks if settings.registered else ()
-        _RENDERER.update(inputs=same, locked=locked,
-                         renderer=Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
-                                           bibliography=Bibliography(settings.bibliography),
-                                           languages=settings.languages, catalogue=catalogue,
-                                           registrations={b: locked.registrations.get(b) for b in blocks}))
-    renderer, locked = _RENDERER["renderer"], _RENDERER["locked"]
+        kept.inputs, kept.locked = same, locked
+        kept.renderer = Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
+                                 bibliography=Bibliography(settings.bibliography), languages=settings.languages,
+                                 catalogue=catalogue, registrations={b: locked.registrations.get(b) for b in blocks})
+    renderer, locked = kept.renderer, kept.locked
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers
     render = _render_memo(settings.cache_dir, report.inputs_key, with_charts, renderer, code)
     build = BuildInfo(settings.docs_dir, settings.lock)   # after the cache: they change with every commit
     rendered_all, problems = [], []
-    for page in pages(settings.docs_dir):
+    all_pages = settings.pages()
+    for page in all_pages:
         path = settings.docs_dir / page
         try:
             if page.endswith(".ipynb"):
@@ -198,7 +196,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                 rendered_all.append(out)
         except PageError as exc:
             problems += exc.problems
-    problems += [Problem(*p) for p in i18n.editions_agree(settings.languages, rendered_all, pages(settings.docs_dir))]
+    problems += [Problem(*p) for p in i18n.editions_agree(settings.languages, rendered_all, all_pages)]
     registered_now = registration.read(settings.docs_dir, settings.registered)
     problems += [Problem(*p) for p in registration.unstated(rendered_all, settings.source.registered_keys(results),
                                                             registered_now)]

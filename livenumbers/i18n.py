@@ -59,8 +59,12 @@ def typeset(text: str, lang: str) -> str:
 
 @dataclass(frozen=True)
 class Languages:
-    """The site's languages, the default first (mkdocs-static-i18n's `languages`)."""
+    """The site's languages, the default first (mkdocs-static-i18n's `languages`), and whether
+    every page must exist in every one of them (`every_page`: false where the plugin falls
+    back to the default language's page, `fallback_to_default`, and the engine's
+    `every_edition` option does not ask for all)."""
     codes: tuple[str, ...] = ("en",)
+    every_page: bool = True
 
     @property
     def default(self) -> str:
@@ -90,14 +94,17 @@ class Languages:
         return f"{head}.{lang}.{ext}"
 
 
-def languages_of(raw_config: dict) -> Languages:
-    """The languages a parsed mkdocs.yml builds with the i18n plugin (default first), or English alone."""
-    for entry in raw_config.get("plugins") or []:
-        if isinstance(entry, dict) and "i18n" in entry:
-            langs = [lang for lang in (entry["i18n"] or {}).get("languages") or [] if lang.get("build", True)]
-            default = [lang["locale"] for lang in langs if lang.get("default")]
-            return Languages(tuple(default + [lang["locale"] for lang in langs if not lang.get("default")]))
-    return Languages()
+def languages_of(mkdocs_config, every_page: bool = False) -> Languages:
+    """The languages a loaded mkdocs.yml builds with mkdocs-static-i18n (default first), or
+    English alone. Every page is in every language if `every_page`, or if the plugin does
+    not fall back to the default language's page where a translation is missing."""
+    plugin = mkdocs_config.plugins.get("i18n")
+    if plugin is None:
+        return Languages()
+    langs = [lang for lang in plugin.config.languages if lang.build]
+    default = [lang.locale for lang in langs if lang.default]
+    return Languages(tuple(default + [lang.locale for lang in langs if not lang.default]),
+                     every_page or not plugin.config.fallback_to_default)
 
 
 def editions_agree(languages: Languages, rendered: list, all_pages: list[str]) -> list[tuple[str, int, str]]:
@@ -110,7 +117,7 @@ def editions_agree(languages: Languages, rendered: list, all_pages: list[str]) -
     present = set(all_pages)
     for page in all_pages:
         lang, base = languages.of(page), languages.base(page)
-        if lang == languages.default:
+        if lang == languages.default and languages.every_page:
             problems += [(page, 1, f"no {other} edition: {languages.page(page, other)} does not exist "
                                   f"(every page is in every language)") for other in languages.others
                          if languages.page(page, other) not in present]

@@ -91,10 +91,12 @@ def cmd_measure_large(args) -> int:
     return 0
 
 
-def _settings():
-    from .site.source import study_settings
+def _settings(args):
+    """The engine's settings as mkdocs.yml (--config) gives them, as the build reads them."""
+    from livenumbers import project
+    from livenumbers.__main__ import CONFIG
 
-    return study_settings(Path.cwd())  # the project's layout: docs/, docs/study.yml, docs/numbers.lock.json, .cache/
+    return project.settings_at(getattr(args, "config", CONFIG))
 
 
 def cmd_engine(args) -> int:
@@ -106,14 +108,14 @@ def cmd_engine(args) -> int:
     from . import perturb
 
     if not getattr(args, "perturb", None):
-        return run_command(args, _settings())
+        return run_command(args, _settings(args))
     os.environ[perturb.ENV] = args.perturb   # read by the measurement, and part of its cache key
     print(f"numbers gate on another machine, simulated: {perturb.describe_env()}")
-    status = run_command(args, _settings())
-    return status or same_text_as_this_machine()
+    status = run_command(args, _settings(args))
+    return status or same_text_as_this_machine(args)
 
 
-def same_text_as_this_machine() -> int:
+def same_text_as_this_machine(args) -> int:
     """After a simulated machine's gate: every page, both editions, must read exactly as this
     machine's build reads it (its results from the cache, or measured here). 0 if so."""
     import os
@@ -123,9 +125,9 @@ def same_text_as_this_machine() -> int:
 
     from . import perturb
 
-    other = published_text(gate.run(_settings(), with_charts=True))
+    other = published_text(gate.run(_settings(args), with_charts=True))
     del os.environ[perturb.ENV]
-    here = published_text(gate.run(_settings(), with_charts=True))
+    here = published_text(gate.run(_settings(args), with_charts=True))
     differences = text_differences(here, other)
     if differences:
         print(f"another machine, simulated, publishes other text than this one on "
@@ -137,12 +139,15 @@ def same_text_as_this_machine() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from livenumbers.__main__ import add_commands
+    from livenumbers.__main__ import add_commands, add_config
 
     from .errors import UserError
 
     parser = argparse.ArgumentParser(prog="python -m model", description=__doc__.split("\n")[0])
-    parser.add_argument("--study", default=DEFAULT_STUDY, type=Path, help="study file (default docs/study.yml)")
+    parser.add_argument("--study", default=DEFAULT_STUDY, type=Path,
+                        help="study file for measure and measure-large (default docs/study.yml); the site's "
+                             "commands read mkdocs.yml's (--config)")
+    add_config(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure", help="measure the instrument's rows on your own sentences")
     m.add_argument("--sentences", type=Path, help="one sentence a line, UTF-8")
@@ -166,7 +171,6 @@ def main(argv: list[str] | None = None) -> int:
                                            "text with this machine's")
     for name in ("check", "accept", "numbers", "render"):
         sub.choices[name].set_defaults(run=cmd_engine)
-    sub.choices["render"].add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the project's mkdocs.yml")
     args = parser.parse_args(argv)
     try:
         return args.run(args)

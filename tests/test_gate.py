@@ -79,15 +79,15 @@ def test_the_small_site_passes_the_gate(project):
     assert "sink_distribution/l6" in report.charts
 
 
-def test_settings_find_the_cache_named_by_the_environment(tmp_path, monkeypatch):
+def test_settings_find_the_cache_named_by_the_environment(project, tmp_path, monkeypatch):
     monkeypatch.setenv("LIVE_NUMBERS_CACHE", str(tmp_path / "elsewhere"))
-    assert study_settings(ROOT).cache_dir == tmp_path / "elsewhere"
+    assert study_settings(project).cache_dir == tmp_path / "elsewhere"
     monkeypatch.setenv("LIVE_NUMBERS_CACHE", "relative")
-    assert study_settings(tmp_path).cache_dir == tmp_path / "relative"
+    assert study_settings(project).cache_dir == project / "relative"
     monkeypatch.delenv("LIVE_NUMBERS_CACHE")
-    s = study_settings(tmp_path)
-    assert (s.cache_dir, s.source.study, s.lock) == (tmp_path / ".cache", tmp_path / "docs" / "study.yml",
-                                              tmp_path / "docs" / "numbers.lock.json")
+    s = study_settings(project)
+    assert (s.cache_dir, s.source.study, s.lock) == (project / ".cache", project / "docs" / "study.yml",
+                                              project / "docs" / "numbers.lock.json")
 
 
 # -- what fails the gate ----------------------------------------------------------------------------

@@ -176,7 +176,7 @@ def test_the_real_french_edition_cites_what_the_english_one_does(real_project):
     settings = study_settings(real_project)
     report = gate.run(settings)
     assert report.ok
-    pages = gate.pages(settings.docs_dir)
+    pages = settings.pages()
     assert [p for p in pages if ".fr." not in p] == [settings.languages.base(p) for p in pages if ".fr." in p]
     page = settings.docs_dir / "articles" / "sink.fr.md"
     text = page.read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import serve
-from livenumbers import config, gate, lock, render
+from livenumbers import config, gate, lock, project, render
 from livenumbers.markup import PageError
 
 TOY = Path(__file__).resolve().parent.parent / "livenumbers" / "starter"   # what `new` writes
@@ -39,11 +39,7 @@ def run(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def settings(root: Path) -> gate.Settings:
-    sys.path.insert(0, str(root))
-    try:
-        return render.project_settings(root / "mkdocs.yml")
-    finally:
-        sys.path.remove(str(root))
+    return project.settings_at(root / "mkdocs.yml")
 
 
 def test_the_plugin_builds_the_toy_with_its_numbers_table_chart_and_claim(toy, tmp_path):
