@@ -27,6 +27,7 @@ MkDocs itself loads. `read` reads mkdocs.yml as written, without MkDocs: tags su
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,8 +37,11 @@ import yaml
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
+from . import loaded
 from .errors import UserError
 from .references import REFERENCES_FILE
+
+log = logging.getLogger("mkdocs.plugins.live_numbers.config")
 
 PLUGIN = "live-numbers"       # the plugin's name in mkdocs.yml (its entry point, pyproject.toml)
 EXTRA = "live_numbers"        # ... or its options under extra:, for a site that runs it from hooks
@@ -143,16 +147,24 @@ def load_source(spec: str, docs_dir: Path, opts: dict, project: Path):
     """`module:callable` -> the source it makes for `docs_dir` (callable(docs_dir, options),
     `options` the engine's `options:` and nothing else). The module is looked for beside the
     project's mkdocs.yml (the folder `project`) first, as a write-up's own code is: `mkdocs
-    build -f other/mkdocs.yml` from anywhere finds it."""
+    build -f other/mkdocs.yml` from anywhere finds it. If the project's code changed on disk
+    since this process loaded it (`mkdocs serve`), it is loaded again (livenumbers/loaded.py)."""
     folder = str(Path(project).resolve())
     if folder not in sys.path:
         sys.path.insert(0, folder)
+    code = loaded.of(project)
+    changed = code.changed()
+    if changed:
+        log.info("the project's code changed on disk (%s): loaded again", ", ".join(p.name for p in changed))
+        code.forget()
     module, _, attr = str(spec).partition(":")
+    loaded.claim(project, module)
     try:
         make: Callable = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError, ValueError) as exc:
         raise ConfigError(f"live numbers: cannot import the source {spec!r} ({exc}); "
                           "write it as module:callable, importable from the project") from exc
+    code.note()
     return make(docs_dir, opts)
 
 

@@ -25,7 +25,7 @@ from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from . import authoring, background, editions, gate, notebook, notebook_pages, published, render
+from . import authoring, background, editions, gate, loaded, notebook, notebook_pages, published, render
 from . import files as site_files
 from .errors import UserError
 
@@ -230,7 +230,16 @@ class Events:
         server.observer = PollingObserver(timeout=0.1)
         for path in watched:
             server.watch(path)
+        self._watch_code(server)
         return server
+
+    def _watch_code(self, server) -> None:
+        """The project's own code (the source and what it imports from the project, outside
+        docs/): a save to it rebuilds, and the build loads it again (livenumbers/loaded.py)."""
+        docs = Path(self.settings.docs_dir)
+        for path in sorted(loaded.of(self.settings.root).files):
+            if not path.is_relative_to(docs):
+                server.watch(str(path), recursive=False)
 
     def on_env(self, env, config, files):
         if self.serve:

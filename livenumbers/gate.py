@@ -14,10 +14,13 @@ from __future__ import annotations
 import fnmatch
 import json
 import logging
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cache, config, formats, i18n, lock, printed, progress, registration, timing
+from . import cache, config, formats, i18n, loaded, lock, printed, progress, registration, timing
 from .buildinfo import BuildInfo
 from .markup import Renderer
 from .problems import PageError, Problem
@@ -46,15 +49,23 @@ class Settings:
     config_file: Path | None = None   # the project's mkdocs.yml
     exclude: tuple[str, ...] = ()     # pages the engine leaves alone (fnmatch patterns, from docs/)
 
+    @property
+    def root(self) -> Path | None:
+        """The project's folder (its mkdocs.yml's)."""
+        return self.config_file.parent if self.config_file is not None else None
+
     def pages(self) -> list[str]:
         """Every page that may cite numbers, relative to docs/, sorted: but those excluded."""
         return [p for p in pages(self.docs_dir) if not any(fnmatch.fnmatchcase(p, pattern) for pattern in self.exclude)]
 
 
-def site_code(source: Source) -> str:
+def site_code(source: Source, root: Path | None = None) -> str:
     """The version of the code that turns results into pages: the engine's and the
-    source's page-side code (its tables and charts). Pages render again when it changes."""
-    return cache.key(cache.code_digest(ENGINE_CODE), *(cache.code_digest(d) for d in source.code_dirs))
+    source's page-side code (its tables and charts), and the code of the project in folder
+    `root` as this process loaded it (livenumbers/loaded.py: never the disk's, which an
+    edit under `mkdocs serve` may have moved on). Pages render again when it changes."""
+    loaded_code = [loaded.of(root).digest()] if root is not None else []
+    return cache.key(cache.code_digest(ENGINE_CODE), *(cache.code_digest(d) for d in source.code_dirs), *loaded_code)
 
 
 def results_key(settings: Settings) -> str:
@@ -65,10 +76,18 @@ def results_key(settings: Settings) -> str:
 def load_results(settings: Settings, inputs=None) -> tuple[dict, str]:
     """(results, key): from memory, the disk cache, or the source's computation, which
     also writes the files published with them (`files_dir`) as an entry of its own.
-    `inputs`: the source's, if the caller has read them (they are read once per build)."""
+    `inputs`: the source's, if the caller has read them (they are read once per build).
+    If the project's code changed on disk since this process loaded it, the results are
+    computed in a fresh process, which loads the code on disk: results are never cached
+    under a key read off code other than the code that computed them."""
     key = cache.key(settings.source.inputs() if inputs is None else inputs)
     results = cache.load_json(settings.cache_dir, "results", key)
     if results is None or cache.read(settings.cache_dir, "files", key) is None:
+        changed = loaded.of(settings.root).changed() if settings.root is not None else []
+        if changed:
+            log.info("the project's code changed on disk since it was loaded (%s): its results are computed "
+                     "in a fresh process", ", ".join(p.name for p in changed))
+            return _computed_afresh(settings)
         with progress.watching(f"computing the results of {settings.source.name}", settings.cache_dir):
             results, files = settings.source.compute()
         bad = cache.unserialisable(results)
@@ -79,6 +98,23 @@ def load_results(settings: Settings, inputs=None) -> tuple[dict, str]:
         results = cache.store_json(settings.cache_dir, "results", key, results)
         log.info("results %s (computed)", key[:12])
     return results, key
+
+
+_AFRESH = ("import sys; from pathlib import Path; from livenumbers import gate, project; "
+           "print(gate.load_results(project.settings_at(Path(sys.argv[1])))[1])")
+
+
+def _computed_afresh(settings: Settings) -> tuple[dict, str]:
+    """(results, key) as a new process computes them, into the same cache: its code is the
+    code on disk, and so is the key its source's inputs read."""
+    env = os.environ | {"LIVE_NUMBERS_CACHE": str(settings.cache_dir)}
+    done = subprocess.run([sys.executable, "-c", _AFRESH, str(settings.config_file)], env=env, stdout=subprocess.PIPE,
+                          text=True, cwd=settings.root)
+    if done.returncode != 0:
+        raise config.ConfigError(f"computing the results of {settings.source.name} in a fresh process failed "
+                                 f"(its error is above)")
+    key = done.stdout.strip().splitlines()[-1]
+    return cache.load_json(settings.cache_dir, "results", key), key
 
 
 def files_dir(settings: Settings, key: str) -> Path:
@@ -100,7 +136,7 @@ def load_charts(settings: Settings, results: dict, results_key: str, part: str =
     charts = settings.source.charts
     if charts is None:
         return {}
-    code = site_code(settings.source) if code is None else code
+    code = site_code(settings.source, settings.root) if code is None else code
     key = cache.key("charts", results_key, code, metadata.version("altair"))
     return cache.get_json(settings.cache_dir, "charts", key, lambda: charts.build_all(results))[0][part]
 
@@ -137,7 +173,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     `kept`: what the last run kept (its renderer, reused while its inputs stay)."""
     kept = Kept() if kept is None else kept
     inputs = settings.source.inputs()
-    code = site_code(settings.source)   # read once: every page's and chart's cache key holds it
+    code = site_code(settings.source, settings.root)   # read once: every page's and chart's cache key holds it
     results, key = load_results(settings, inputs)
     charts = load_charts(settings, results, key, code=code) if with_charts else {}
     sources = load_charts(settings, results, key, "sources", code) if with_charts and mark_numbers else {}

@@ -635,6 +635,8 @@ def test_under_serve_the_watcher_polls_every_tenth_of_a_second(tmp_path):
     config = SimpleNamespace(docs_dir=str(docs), config_file_path=str(tmp_path / "mkdocs.yml"))
     server.watch(config.docs_dir)
     server.watch(config.config_file_path)
-    assert Events(lambda c: None).on_serve(server, config, builder=None) is server
+    events = Events(lambda c: None)
+    events.settings = SimpleNamespace(docs_dir=docs, root=tmp_path)
+    assert events.on_serve(server, config, builder=None) is server
     assert isinstance(server.observer, PollingObserver) and server.observer.timeout == 0.1
     assert {config.docs_dir, config.config_file_path} <= set(server._watch_refs)
