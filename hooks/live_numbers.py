@@ -22,7 +22,6 @@ EDITIONS = Editions()
 
 on_startup = EVENTS.on_startup
 on_pre_build = EVENTS.on_pre_build
-on_page_markdown = EVENTS.on_page_markdown
 on_serve = EVENTS.on_serve
 on_env = EVENTS.on_env
 
@@ -38,6 +37,11 @@ def _on_files_late(files, config):
 
 
 on_files = CombinedEvent(_on_files_early, _on_files_late)
+
+
+@event_priority(60)  # before other plugins that render Jinja (mkdocs-macros), as the plugin's
+def on_page_markdown(markdown, page, config, files):
+    return EVENTS.on_page_markdown(markdown, page, config, files)
 
 
 @event_priority(50)  # before mkdocs-jupyter's on_pre_page reads the executed copy

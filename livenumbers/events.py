@@ -27,6 +27,7 @@ from mkdocs.utils.meta import get_data
 
 from . import authoring, background, editions, gate, loaded, notebook, notebook_pages, published, render
 from . import files as site_files
+from .buildinfo import BuildInfo
 from .errors import UserError
 
 log = logging.getLogger("mkdocs.plugins.live_numbers")
@@ -180,20 +181,30 @@ class Events:
         self.builds += 1
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
-        rendered = self.report.rendered.get(page.file.src_uri)
-        if rendered is None:
-            return markdown
-        # The gate renders whole files (so errors carry true line numbers); MkDocs has
-        # already read the front matter, so drop it here.
-        self.built[page.file.src_uri] = rendered
+        """The page's Markdown as MkDocs hands it (front matter read), the engine's calls
+        rendered. The gate rendered each whole file (so errors carry true line numbers):
+        that rendering serves while the Markdown is the file's; Markdown another plugin
+        changed first is rendered as it is."""
+        src = page.file.src_uri
+        if src not in self.report.rendered:
+            return markdown   # excluded, or not a page of docs/ the gate reads
+        if get_data(self.report.sources[src])[0] == markdown:
+            text = get_data(self.report.rendered[src])[0]
+        else:
+            try:
+                out = self.kept.renderer.render(src, markdown, self.serve)
+            except UserError as exc:
+                raise PluginError(str(exc)) from exc
+            text = BuildInfo(self.settings.docs_dir, self.settings.lock).fill(out.text)
+        self.built[src] = self.report.rendered[src]   # what --dirty compares (_rebuild_changed)
         specs: list[str] = []
-        self.specs[page.file.src_uri] = specs
+        self.specs[src] = specs
 
         def aside(m: re.Match) -> str:
             specs.append(m.group(1))
             return f'data-spec="\ue003{len(specs) - 1}\ue003"'
 
-        return _SPEC.sub(aside, get_data(rendered)[0])
+        return _SPEC.sub(aside, text)
 
     def on_page_content(self, html_text: str, page, config, files) -> str:
         report, src = self.report, page.file.src_uri
@@ -215,21 +226,8 @@ class Events:
         return _TOKEN.sub(lambda m: f'data-spec="{specs[int(m.group(1))]}"', output) if specs else output
 
     def on_serve(self, server, config, builder):
-        """A save is seen within 0.1 s, not 0.5 s: MkDocs' watcher polls every half second.
-        MkDocs has no public setting for it: the paths `mkdocs serve` watched so far move to
-        a watcher that polls faster, in its `observer` (tests/test_hooks.py fails loudly if
-        MkDocs renames it)."""
-        from watchdog.observers.polling import PollingObserver
-
-        if not hasattr(server, "observer"):
-            log.warning("live numbers: this MkDocs' server has no `observer`; saves are seen at its own pace")
-            return server
-        watched = [p for p in (config.docs_dir, config.config_file_path) if p]
-        for path in watched:
-            server.unwatch(path)
-        server.observer = PollingObserver(timeout=0.1)
-        for path in watched:
-            server.watch(path)
+        """MkDocs' own watcher stays, with every path it and the other plugins watch; the
+        project's code is added to it (`_watch_code`)."""
         self._watch_code(server)
         return server
 

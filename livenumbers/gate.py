@@ -48,6 +48,7 @@ class Settings:
     registered: registration.Declared | None = None   # the settings blocks fixed in advance (the `registered:` option)
     config_file: Path | None = None   # the project's mkdocs.yml
     exclude: tuple[str, ...] = ()     # pages the engine leaves alone (fnmatch patterns, from docs/)
+    templated_after: bool = False     # another plugin (mkdocs-macros) renders the pages' templates after the engine
 
     @property
     def root(self) -> Path | None:
@@ -190,7 +191,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     catalogue = i18n.Catalogue.read(settings.translations, settings.languages)
     words = [catalogue.text(lang) for lang in settings.languages.others]
     report.inputs_key = cache.key(key, lock_digest, cache.key(_text(settings.bibliography)), settings.languages.codes, words,
-                                  settings.registered)
+                                  settings.registered, settings.templated_after)
     # One renderer while the results, the lock and the bibliography stay (`mkdocs serve`
     # renders a saved page again with the one before: its tables and charts are reused).
     # (The source's class, not the object: `mkdocs serve` makes a new one on each save.)
@@ -202,7 +203,8 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
         kept.inputs, kept.locked = same, locked
         kept.renderer = Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
                                  bibliography=Bibliography(settings.bibliography), languages=settings.languages,
-                                 catalogue=catalogue, registrations={b: locked.registrations.get(b) for b in blocks})
+                                 catalogue=catalogue, registrations={b: locked.registrations.get(b) for b in blocks},
+                                 templated_after=settings.templated_after)
     renderer, locked = kept.renderer, kept.locked
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers
@@ -226,7 +228,8 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                     rendered_all.append(out)
                 report.notebook_cells[page] = cells
             else:
-                out = render(page, path.read_text(encoding="utf-8"), "", mark_numbers)
+                report.sources[page] = text = path.read_text(encoding="utf-8")
+                out = render(page, text, "", mark_numbers)
                 report.rendered[page] = out.text = build.fill(out.text)
                 report.citations[page] = out.citations
                 rendered_all.append(out)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -41,10 +42,10 @@ class LoadedCode:
         found = {}
         for name, module in list(sys.modules.items()):
             file = getattr(module, "__file__", None)
-            if not file or not file.endswith(".py"):
+            if not file or not file.endswith(".py") or not os.path.isabs(file):   # a module made in memory
                 continue
             path = Path(file).resolve()
-            if (path.is_relative_to(self.root) and not path.is_relative_to(ENGINE)
+            if (path.is_file() and path.is_relative_to(self.root) and not path.is_relative_to(ENGINE)
                     and not any(part in _INSTALLED for part in path.parts)):
                 found[name] = path
         return found

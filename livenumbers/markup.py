@@ -16,10 +16,11 @@ The injection syntax, written in Markdown (or a notebook's markdown cells):
 
 and the source's own functions (livenumbers/source.py; this site's `instrument()` and
 `row_link()` link into the instrument page). Every call records (key, format, page, line).
-An unknown key (a number's or a work's), a bad format, a syntax error, an unknown table,
-chart or function, or a route its page's data does not have, is a problem naming page and
-line, with the closest existing names; a page's problems are all collected, and
-`PageError` carries them together.
+Only the engine's own constructs are rendered; every other `{{ }}` and `{% %}` on a page (another
+plugin's, a code example's) is left as written (livenumbers/ownership.py). An unknown key (a
+number's or a work's), a bad format, a syntax error, an unknown table, chart or function, or a
+route its page's data does not have, is a problem naming page and line, with the closest
+existing names; a page's problems are all collected, and `PageError` carries them together.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ import jinja2
 
 from . import buildinfo
 from . import formats as nums
-from . import i18n, lock, printed, registration
+from . import i18n, lock, ownership, printed, registration
 from . import references as refs
 from . import tables as table_text
 from . import timing
@@ -94,8 +95,10 @@ class Renderer(InLanguage, Figures, CitingWorks):
                  locked: dict | None = None, chart_sources: dict[str, list[str]] | None = None,
                  bibliography: refs.Bibliography | None = None, languages: i18n.Languages | None = None,
                  catalogue: i18n.Catalogue | None = None,
-                 registrations: dict[str, registration.Registration | None] | None = None):
+                 registrations: dict[str, registration.Registration | None] | None = None,
+                 templated_after: bool = False):
         self.source = source
+        self.templated_after = templated_after   # another plugin renders the page's templates after the engine
         self.languages = languages or i18n.Languages()
         self.catalogue = catalogue or i18n.Catalogue()
         self.language = self.languages.default   # the page's being rendered
@@ -252,10 +255,12 @@ class Renderer(InLanguage, Figures, CitingWorks):
         self._rendered, self._mark = Rendered(page=page, text=""), mark_numbers
         self._references_title = None
         self.language = self.languages.of(page)
+        functions = self._glob()
+        own = ownership.protect(source, set(functions), self.templated_after)   # the engine's constructs only
         try:
-            code = self.env.compile(source, name=page, filename=page)
-            template = self.env.template_class.from_code(self.env, code, self.env.make_globals(self._glob()))
-            self._rendered.text = self._with_references(template.render())
+            code = self.env.compile(own.text, name=page, filename=page)
+            template = self.env.template_class.from_code(self.env, code, self.env.make_globals(functions))
+            self._rendered.text = ownership.restore(self._with_references(template.render()), own.aside)
         except jinja2.TemplateSyntaxError as exc:
             self._rendered.problems.append(Problem(page, exc.lineno, f"template syntax error: {exc.message}"))
         except (NumberError, jinja2.UndefinedError, TypeError, ValueError) as exc:
@@ -263,6 +268,7 @@ class Renderer(InLanguage, Figures, CitingWorks):
             if isinstance(exc, jinja2.UndefinedError) and (m := re.match(r"'(\w+)' is undefined", msg or "")):
                 msg += nums.did_you_mean(m.group(1), self.functions())
             self._rendered.problems.append(Problem(page, error_line(exc, page), msg))
+        self._rendered.problems += [Problem(page, line, message) for line, message in own.misspelt]
         self._literal_routes(page, source)
         if self._rendered.problems:
             # A failing claim is reported with them: a missing translation or a bad key must

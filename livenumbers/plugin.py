@@ -53,6 +53,7 @@ class LiveNumbersPlugin(BasePlugin[Options]):
     def on_pre_page(self, page, *, config, files):
         return self.events.on_pre_page(page, config, files)
 
+    @event_priority(60)   # before other plugins that render Jinja (mkdocs-macros), wherever it is listed
     def on_page_markdown(self, markdown, *, page, config, files):
         return self.events.on_page_markdown(markdown, page, config, files)
 

@@ -16,6 +16,10 @@ from pathlib import Path
 from . import config, gate, i18n, registration
 from .config import ConfigError
 
+# Plugins that render a page's Jinja themselves: the engine renders its own calls before
+# them (its on_page_markdown runs first) and leaves theirs, raw blocks and comments to them.
+TEMPLATING_PLUGINS = ("macros",)
+
 
 def load(config_file: Path):
     """mkdocs.yml as `mkdocs build -f config_file` loads it (a `MkDocsConfig`)."""
@@ -68,7 +72,8 @@ def settings(mkdocs_config) -> gate.Settings:
                          cache_dir=(root / os.environ.get("LIVE_NUMBERS_CACHE", ".cache")).resolve(), source=source,
                          bibliography=docs / opts.bibliography, languages=languages,
                          translations=docs / opts.translations, registered=registration.declared(opts.registered),
-                         config_file=config_file, exclude=tuple(opts.exclude))
+                         config_file=config_file, exclude=tuple(opts.exclude),
+                         templated_after=any(name in mkdocs_config.plugins for name in TEMPLATING_PLUGINS))
 
 
 def settings_at(config_file: Path) -> gate.Settings:

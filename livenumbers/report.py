@@ -48,6 +48,7 @@ class Report:
     charts: dict[str, dict]
     inputs_key: str = ""                                      # results, lock and bibliography: what every page reads
     rendered: dict[str, str] = field(default_factory=dict)                  # page -> text
+    sources: dict[str, str] = field(default_factory=dict)                   # page -> its file's text, as the gate read it
     notebook_cells: dict[str, dict[int, str]] = field(default_factory=dict)  # page -> cell -> text
     citations: dict[str, list[Citation]] = field(default_factory=dict)      # page -> its citations, in order
     all_citations: list[tuple[str, Citation]] = field(default_factory=list)  # (language, citation), every page's

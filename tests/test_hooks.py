@@ -617,26 +617,36 @@ def test_markup_in_the_corpus_is_text_in_the_browser(page, hostile):
         assert all(u.startswith(url) or u.split(":", 1)[0] in ("data", "blob", "about") for u in page.requests)
 
 
-def test_under_serve_the_watcher_polls_every_tenth_of_a_second(tmp_path):
-    """on_serve replaces MkDocs' private `LiveReloadServer.observer` (no public setting): if
-    MkDocs renames it this fails here, not silently in a writer's `make serve`."""
+def test_under_serve_mkdocs_own_watcher_and_every_watch_stay_and_the_code_is_added(tmp_path):
+    """on_serve keeps MkDocs' watcher and every path it and other plugins watch (a folder
+    another plugin registered, the theme's), and watches the project's own code besides."""
     from types import SimpleNamespace
 
     from mkdocs.livereload import LiveReloadServer
-    from watchdog.observers.polling import PollingObserver
 
+    from livenumbers import loaded
     from livenumbers.events import Events
 
     server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path))
-    assert hasattr(server, "observer"), "MkDocs' LiveReloadServer has no `observer` any more"
-    docs = tmp_path / "docs"
+    observer = server.observer
+    docs, other = tmp_path / "docs", tmp_path / "another-plugins-folder"
     docs.mkdir()
+    other.mkdir()
+    code = tmp_path / "my_source.py"
+    code.write_text("X = 1\n", encoding="utf-8")
+    watched = [str(docs), str(tmp_path / "mkdocs.yml"), str(other)]
     (tmp_path / "mkdocs.yml").write_text("site_name: t\n", encoding="utf-8")
-    config = SimpleNamespace(docs_dir=str(docs), config_file_path=str(tmp_path / "mkdocs.yml"))
-    server.watch(config.docs_dir)
-    server.watch(config.config_file_path)
+    for path in watched:
+        server.watch(path)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        __import__("my_source")
+        loaded.of(tmp_path).note()
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("my_source", None)
     events = Events(lambda c: None)
     events.settings = SimpleNamespace(docs_dir=docs, root=tmp_path)
-    assert events.on_serve(server, config, builder=None) is server
-    assert isinstance(server.observer, PollingObserver) and server.observer.timeout == 0.1
-    assert {config.docs_dir, config.config_file_path} <= set(server._watch_refs)
+    assert events.on_serve(server, SimpleNamespace(), builder=None) is server
+    assert server.observer is observer
+    assert set(watched) | {str(code.resolve())} == set(server._watch_refs)

@@ -158,6 +158,22 @@ def test_a_page_in_one_language_only_fails_the_build(bilingual_toy):
     assert "other.fr.md:1: a fr page with no en page other.md" in build.stderr
 
 
+def test_a_missing_translation_falls_back_where_the_i18n_plugin_says_so(bilingual_toy):
+    """mkdocs-static-i18n's `fallback_to_default: true` publishes the English page in the
+    French edition: the engine honours it, unless its `every_edition` option asks for all."""
+    raw = yaml.safe_load((bilingual_toy / "mkdocs.yml").read_text(encoding="utf-8"))
+    raw["plugins"][1]["i18n"]["fallback_to_default"] = True
+    (bilingual_toy / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    (bilingual_toy / "docs" / "index.fr.md").unlink()
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert "the apple has 12,\n60% of them." in (bilingual_toy / "site" / "fr" / "index.html").read_text(encoding="utf-8")
+    raw["plugins"][0]["live-numbers"]["every_edition"] = True
+    (bilingual_toy / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0 and "index.md:1: no fr edition: index.fr.md does not exist" in build.stderr
+
+
 def test_words_the_catalogue_lacks_fail_the_page_with_the_entry_to_add(bilingual_toy):
     cat = bilingual_toy / "docs" / "locales" / "fr.yml"
     cat.write_text(yaml.safe_dump({k: v for k, v in CATALOGUE.items() if k != "Share"}, allow_unicode=True),
