@@ -77,9 +77,9 @@ PYTEST_WORKERS := -n 2 --dist loadgroup
 test: $(STAMP) $(CHROMIUM) $(AXE) $(WORDNET)
 	$(BIN)/python -m pytest $(PYTEST_WORKERS) --durations=10
 
-# The edit-test loop: no browser, nothing that needs the real study measured.
+# The edit-test loop: no browser, nothing that needs the real study measured, no download.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured"
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured and not registry"
 
 # The deliberate bugs of tests/MUTATIONS.md, each applied to a temporary copy: the tests
 # named for it must fail (a few minutes; MUTATIONS="M1 M7" runs some of them).
