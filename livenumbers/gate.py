@@ -91,10 +91,9 @@ def load_results(settings: Settings, inputs=None) -> tuple[dict, str]:
             return _computed_afresh(settings)
         with progress.watching(f"computing the results of {settings.source.name}", settings.cache_dir):
             results, files = settings.source.compute()
-        bad = cache.unserialisable(results)
-        if bad:
-            raise config.ConfigError(f"the results of {settings.source.name} hold a value JSON cannot write at {bad}: "
-                                     "make it a number, text, list or dict (NumPy scalars and arrays are converted)")
+        bad = cache.not_json(results)
+        if bad:   # nothing is cached, nothing published
+            raise config.ConfigError(f"the results of {settings.source.name} hold what JSON cannot carry at {bad}")
         cache.write(settings.cache_dir, "files", key, files)
         results = cache.store_json(settings.cache_dir, "results", key, results)
         log.info("results %s (computed)", key[:12])

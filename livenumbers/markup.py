@@ -24,6 +24,7 @@ existing names; a page's problems are all collected, and `PageError` carries the
 """
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 from typing import Any, Callable
@@ -107,6 +108,11 @@ class Renderer(InLanguage, Figures, CitingWorks):
         self.locked = locked or {}   # key -> lock.Locked: what the lock recorded, for "recorded vs now"
         self.registrations = registrations or {}   # registered block -> the lock's record of it (None: not yet)
         self.numbers = source.numbers(results)
+        listed = dict.keys(self.numbers) if isinstance(self.numbers, dict) else self.numbers.keys()
+        wrong = [k for k in listed if not isinstance(k, str)][:3]
+        if wrong:
+            raise NumberError(f"the keys of {source.name}'s numbers() are text (\"fruit.apple.share\"); "
+                              f"it gave {', '.join(f'{type(k).__name__} {k!r}' for k in wrong)}")
         self.namespace = nums.nested(self.numbers)
         self.chart_spec = charts
         self.chart_sources = chart_sources or {}   # chart id -> results entries it was drawn from (serve notes)
@@ -157,6 +163,9 @@ class Renderer(InLanguage, Figures, CitingWorks):
         """Format a number and record the citation (tables call this too)."""
         page, line = template_line()
         value = nums.lookup(self.numbers, key)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise NumberError(f"{key!r} is {value!r}: not a number a page can print or the lock can hold "
+                              "(where there is no value, let the source's numbers() leave the key out)")
         asked = fmt or nums.default_format(value)
         nums.parse_format(asked)   # a bad format is the page's problem, whatever the lock holds
         entry = self.locked.get(key)
