@@ -8,9 +8,10 @@ margin, a registered settings block changed without an amendment.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
-from . import lock, printed, registration
+from . import formats, lock, printed, registration
 from .gate import Settings, fresh_entries, run, undecided
 from .report import Accepted, Report
 
@@ -106,6 +107,28 @@ def accept(settings: Settings, exact: bool = False) -> Accepted:
                              "within their noise, since another machine's rounding could print them otherwise (the "
                              "lock's 'shown'): " + ", ".join(f"{k} {a} -> {f}" for k, a, f in of_record[:10])
                              + (" ..." if len(of_record) > 10 else ""))
+    accepted.notes = overprinted(report)
     if not accepted.refused:
         lock.write(settings.lock, new, report.provenance, registrations)
     return accepted
+
+
+# A printed unit below this share of an interval's half-width is a digit the interval denies.
+OVERPRINT = 0.01
+
+
+def overprinted(report: Report) -> list[str]:
+    """Citations printed to digits their own interval (`key_lo`, `key_hi`) says nothing of:
+    `fixed:9` on a value known to +-0.07. A note, not a refusal: the author decides."""
+    notes = []
+    for key, fmt in sorted({(c.key, c.fmt) for _, c in report.all_citations}):
+        lo, hi, value = report.numbers.get(f"{key}_lo"), report.numbers.get(f"{key}_hi"), report.numbers[key]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi, value)):
+            continue
+        kind, _, stated = formats.parse_format(fmt)
+        unit = 2 * formats.tolerance(fmt, value)
+        half = (float(hi) - float(lo)) / 2
+        if stated is None and kind in ("pct", "pp", "fixed", "ratio", "sci") and 0 < unit < OVERPRINT * half:
+            notes.append(f"{key} is printed to {unit:g} ({fmt}) but its interval is +-{half:.2g}: "
+                         f"{math.floor(math.log10(half / unit))} of its digits say nothing (print fewer)")
+    return notes

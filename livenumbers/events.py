@@ -141,8 +141,10 @@ class Events:
             generated = (report.results_key, render.generated_files(settings, report))
             self.generated = generated if self.serve else None
         for path, src in generated[1].items():
-            if isinstance(src, Path):
+            if isinstance(src, Path) and src.is_relative_to(settings.cache_dir):
                 files.append(CachedFile.generated(config, path, abs_src_path=str(src)))
+            elif isinstance(src, Path):   # a project file (the lock): copied, never linked into the site
+                files.append(File.generated(config, path, abs_src_path=str(src)))
             else:
                 files.append(File.generated(config, path, content=src))
         for page, cells in report.notebook_cells.items():

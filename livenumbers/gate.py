@@ -177,7 +177,8 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     results, key = load_results(settings, inputs)
     charts = load_charts(settings, results, key, code=code) if with_charts else {}
     sources = load_charts(settings, results, key, "sources", code) if with_charts and mark_numbers else {}
-    report = Report(results=results, results_key=key, charts=charts, provenance=inputs,
+    # As the lock will hold it (JSON: a tuple is a list), so that "what changed" is what changed.
+    report = Report(results=results, results_key=key, charts=charts, provenance=json.loads(json.dumps(inputs, default=str)),
                     margin_floor=float(settings.source.margin_floor(results)))
 
     def chart_spec(chart_id: str) -> dict:

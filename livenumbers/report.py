@@ -204,6 +204,7 @@ class Accepted:
     unsteady: list[Unsteady] = field(default_factory=list)
     undecided: dict[str, list[str]] = field(default_factory=dict)
     registrations: list[str] = field(default_factory=list)   # a registered block edited silently, or not committed
+    notes: list[str] = field(default_factory=list)   # said, refusing nothing (digits beyond an interval)
 
     @property
     def refused(self) -> bool:
@@ -211,8 +212,9 @@ class Accepted:
 
     @property
     def text(self) -> str:
+        notes = [f"note: {n}" for n in self.notes]
         if not self.refused:
-            return "\n".join(self.diff) if self.diff else "no change"
+            return "\n".join((self.diff or ["no change"]) + notes)
         lines = ["the lock was not written (it is unchanged): fix these first, then accept again"]
         lines += fragile_text(self.fragile) + unsteady_text(self.unsteady) + undecided_text(self.undecided)
         if self.registrations:
@@ -225,7 +227,7 @@ class Accepted:
         if self.diff:
             lines.append("what accept would have written:")
             lines += [f"  {line}" for line in self.diff]
-        return "\n".join(lines)
+        return "\n".join(lines + notes)
 
 
 def published_text(report: Report) -> dict[str, str]:

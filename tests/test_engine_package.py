@@ -200,4 +200,5 @@ def test_the_guide_is_built_by_the_engine_with_its_numbers_locked(tmp_path):
     assert build.returncode == 0, build.stdout + build.stderr
     reference = (guide / "site" / "reference" / "index.html").read_text(encoding="utf-8")
     assert "<td><code>pct:1</code></td>" in reference and "26,5\u202f%" in reference
+    assert '<h2 id="formats">' in reference and "{ #formats }" not in reference   # the heading's id, not its text
     assert "{{ num(" in (guide / "site" / "index.html").read_text(encoding="utf-8")    # the examples stay examples
