@@ -134,8 +134,12 @@ class Events:
     def on_files_late(self, files, config):
         """After the other plugins' on_files (mkdocs-static-i18n remakes every file of docs/
         for the edition being built, and would drop a file that is not in docs/): the
-        generated files, and each notebook page replaced by its executed copy."""
+        generated files, and each notebook page replaced by its executed copy. The site's
+        catalogues (`translations`, docs/locales/) are the engine's input, never published."""
         report, settings = self.report, self.settings
+        for file in files:
+            if file.abs_src_path and Path(file.abs_src_path).is_relative_to(settings.translations):
+                file.inclusion = InclusionLevel.EXCLUDED
         generated = self.generated
         if generated is None or generated[0] != report.results_key:   # the same files while the results stay
             generated = (report.results_key, render.generated_files(settings, report))

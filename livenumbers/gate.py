@@ -235,7 +235,8 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                 rendered_all.append(out)
         except PageError as exc:
             problems += exc.problems
-    problems += [Problem(*p) for p in i18n.editions_agree(settings.languages, rendered_all, all_pages)]
+    problems += [Problem(*p) for p in i18n.editions_agree(settings.languages, rendered_all, all_pages)
+                 + i18n.unbuilt_editions(settings.languages, all_pages)]
     registered_now = registration.read(settings.docs_dir, settings.registered)
     problems += [Problem(*p) for p in registration.unstated(rendered_all, settings.source.registered_keys(results),
                                                             registered_now)]

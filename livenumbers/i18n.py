@@ -150,6 +150,33 @@ def editions_agree(languages: Languages, rendered: list, all_pages: list[str]) -
 
 
 
+def unbuilt_editions(languages: Languages, all_pages: list[str]) -> list[tuple[str, int, str]]:
+    """Pages named for a language no plugin builds (`index.fr.md` with no mkdocs-static-i18n,
+    or with no `fr` among its languages): MkDocs would publish each as a page of its own in the
+    default language, a French text under an English page's address."""
+    problems = []
+    for page in all_pages:
+        stem = page.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        code = stem.rsplit(".", 1)[-1] if "." in stem else ""
+        if code and code not in languages.codes and (name := _language_name(code)):
+            problems.append((page, 1, f"a page in {name} ({code}), but no edition in {code} is built: list "
+                                      f"mkdocs-static-i18n under `plugins:` with `{code}` among its languages "
+                                      f"(pip install 'livenumbers[i18n]'; the guide's \"A French edition\")"))
+    return problems
+
+
+def _language_name(code: str) -> str | None:
+    """"fr" -> "French"; None if `code` names no language Babel knows."""
+    from babel import Locale, UnknownLocaleError
+
+    if not (code.isalpha() and code.islower() and len(code) in (2, 3)):
+        return None
+    try:
+        return Locale.parse(code).get_display_name("en")
+    except (UnknownLocaleError, ValueError):
+        return None
+
+
 @functools.lru_cache(maxsize=4096)   # asked for every citation of every page, on every build
 def _language_of(page: str, codes: tuple[str, ...]) -> str:
     stem = page.rsplit("/", 1)[-1].rsplit(".", 1)[0]
@@ -260,6 +287,7 @@ class Catalogue:
 # words are data on an axis, and stay as they are.
 _SPEC_WORDS = ("title", "description", "subtitle")
 _LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "strokeDash", "opacity", "size", "row", "column", "facet")
+_TITLED_CHANNELS = ("x", "y", "theta", "radius", *_LEGEND_CHANNELS)   # an axis's or legend's title, a field's name by default
 
 
 def number_locale(lang: str) -> dict:
@@ -308,6 +336,25 @@ def _titled(field):
     return {"title": field["field"], **field} if isinstance(field, dict) and isinstance(field.get("field"), str) else field
 
 
+def _axes_titled(node, titled: frozenset = frozenset()):
+    """The spec with each axis's and legend's title written out where Vega-Lite would take it
+    from a field's name ("score"), so that it is translated as any title is: unless a layer
+    beside it titles the same channel (Vega-Lite then shows that title alone)."""
+    if isinstance(node, list):
+        return [_axes_titled(v, titled) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if isinstance(node.get("layer"), list):
+        titled = titled | {channel for layer in node["layer"] if isinstance(layer, dict)
+                           for channel, enc in (layer.get("encoding") or {}).items()
+                           if isinstance(enc, dict) and "title" in enc}
+    out = {k: _axes_titled(v, titled) for k, v in node.items()}
+    if isinstance(node.get("encoding"), dict):
+        out["encoding"] = {channel: _titled(enc) if channel in _TITLED_CHANNELS and channel not in titled else enc
+                           for channel, enc in out["encoding"].items()}
+    return out
+
+
 def localized_spec(spec: dict, lang: str, catalogue: Catalogue, problem) -> dict:
     """A chart's spec in `lang`: its titles and its legends' categories from the catalogue
     (a missing one is `problem`'s), its numbers in the language's format."""
@@ -347,7 +394,7 @@ def localized_spec(spec: dict, lang: str, catalogue: Catalogue, problem) -> dict
             return [values(v) for v in node]
         return node
 
-    out = values(walk({k: v for k, v in spec.items() if k != "datasets"}))
+    out = values(walk(_axes_titled({k: v for k, v in spec.items() if k != "datasets"})))
     if "datasets" in spec:
         out["datasets"] = {name: [{f: words(v) if f in phrases and isinstance(v, str) else v for f, v in row.items()}
                                   if isinstance(row, dict) else row for row in rows]

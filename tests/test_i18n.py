@@ -17,6 +17,7 @@ from livenumbers.tables import span
 
 from conftest import ROOT
 from test_toy import TOY, run
+from test_toy import toy  # noqa: F401  (the fixture: the starter, its lock accepted)
 
 NNBSP, NBSP, MINUS = "\u202f", "\u00a0", "\u2212"
 
@@ -101,6 +102,7 @@ Construit depuis le commit {{ build_info("commit") }} ({{ build_info("date") }})
 """
 
 CATALOGUE = {"Fruit": "Fruit", "Score": "Score", "Share": "Part", "apple": "pomme", "pear": "poire", "plum": "prune",
+             "fruit": "fruit", "score": "score",   # the chart's axis titles: its fields' names
              "Scores; apple leads with {0}.": "Scores ; la pomme mène avec {0}.",
              "A bar per fruit; the tallest is apple.": "Une barre par fruit ; la plus haute est celle de la pomme."}
 
@@ -174,6 +176,39 @@ def test_a_missing_translation_falls_back_where_the_i18n_plugin_says_so(bilingua
     assert build.returncode != 0 and "index.md:1: no fr edition: index.fr.md does not exist" in build.stderr
 
 
+def test_a_charts_axis_titled_by_its_field_is_translated_or_reported(bilingual_toy):
+    """The toy's bar chart names no axis title: Vega-Lite would show its fields' names,
+    "fruit" and "score", in English on the French page."""
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    french = (bilingual_toy / "site" / "fr" / "index.html").read_text(encoding="utf-8")
+    assert "&#34;title&#34;: &#34;score&#34;" in french or "&quot;title&quot;: &quot;score&quot;" in french
+    cat = bilingual_toy / "docs" / "locales" / "fr.yml"
+    cat.write_text(yaml.safe_dump({k: v for k, v in CATALOGUE.items() if k != "score"}, allow_unicode=True),
+                   encoding="utf-8")
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0
+    assert "index.fr.md:8: no fr translation of the chart text 'score'" in build.stderr, build.stderr
+
+
+def test_the_catalogue_is_never_published(bilingual_toy):
+    raw = yaml.safe_load((bilingual_toy / "mkdocs.yml").read_text(encoding="utf-8"))
+    raw["exclude_docs"] = raw["exclude_docs"].replace("/locales/\n", "")
+    (bilingual_toy / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert not list((bilingual_toy / "site").rglob("fr.yml"))
+
+
+def test_a_french_page_with_no_edition_built_is_an_error_not_an_english_page(toy):
+    (toy / "docs" / "index.fr.md").write_text(FRENCH_TOY, encoding="utf-8")
+    build = run(toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0
+    assert ("index.fr.md:1: a page in French (fr), but no edition in fr is built: list mkdocs-static-i18n under "
+            "`plugins:`") in build.stderr, build.stderr
+    assert not (toy / "site").exists()
+
+
 def test_words_the_catalogue_lacks_fail_the_page_with_the_entry_to_add(bilingual_toy):
     cat = bilingual_toy / "docs" / "locales" / "fr.yml"
     cat.write_text(yaml.safe_dump({k: v for k, v in CATALOGUE.items() if k != "Share"}, allow_unicode=True),
@@ -232,9 +267,10 @@ def test_an_axis_of_phrases_and_a_legends_domain_are_translated_as_their_rows():
     cat = i18n.Catalogue.read(ROOT / "docs" / "locales", i18n.Languages(("en", "fr")))
     spec = {"usermeta": {"phrases": ["set"]},
             "datasets": {"d": [{"set": "null pairs", "test": "does not", "word": "cat"}]},
-            "encoding": {"y": {"field": "set", "type": "nominal", "sort": ["null pairs"]},
-                         "x": {"field": "word", "type": "nominal", "sort": ["cat"]},
-                         "color": {"field": "test", "type": "nominal", "scale": {"domain": ["does not"]}}}}
+            "encoding": {"y": {"field": "set", "type": "nominal", "sort": ["null pairs"], "title": None},
+                         "x": {"field": "word", "type": "nominal", "sort": ["cat"], "title": None},
+                         "color": {"field": "test", "type": "nominal", "scale": {"domain": ["does not"]},
+                                   "title": None}}}
     missing = []
     out = i18n.localized_spec(spec, "fr", cat, missing.append)
     assert missing == []
