@@ -17,10 +17,11 @@ import logging
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cache, config, formats, i18n, loaded, lock, printed, progress, registration, timing
+from . import cache, config, formats, here, i18n, loaded, lock, printed, progress, registration, timing
 from .buildinfo import BuildInfo
 from .markup import Renderer
 from .problems import PageError, Problem
@@ -89,12 +90,14 @@ def load_results(settings: Settings, inputs=None) -> tuple[dict, str]:
             log.info("the project's code changed on disk since it was loaded (%s): its results are computed "
                      "in a fresh process", ", ".join(p.name for p in changed))
             return _computed_afresh(settings)
-        with progress.watching(f"computing the results of {settings.source.name}", settings.cache_dir):
+        started = time.perf_counter()
+        with progress.watching(f"computing the results of {settings.source.name}", settings.cache_dir) as watch:
             results, files = settings.source.compute()
         bad = cache.not_json(results)
         if bad:   # nothing is cached, nothing published
             raise config.ConfigError(f"the results of {settings.source.name} hold what JSON cannot carry at {bad}")
         cache.write(settings.cache_dir, "files", key, files)
+        here.keep(settings.cache_dir, key, time.perf_counter() - started, dict(watch.spent))
         results = cache.store_json(settings.cache_dir, "results", key, results)
         log.info("results %s (computed)", key[:12])
     return results, key
@@ -190,8 +193,9 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     lock_digest = cache.key(_text(settings.lock))
     catalogue = i18n.Catalogue.read(settings.translations, settings.languages)
     words = [catalogue.text(lang) for lang in settings.languages.others]
+    timings = here.read(settings.cache_dir, key)
     report.inputs_key = cache.key(key, lock_digest, cache.key(_text(settings.bibliography)), settings.languages.codes, words,
-                                  settings.registered, settings.templated_after)
+                                  settings.registered, settings.templated_after, timings)
     # One renderer while the results, the lock and the bibliography stay (`mkdocs serve`
     # renders a saved page again with the one before: its tables and charts are reused).
     # (The source's class, not the object: `mkdocs serve` makes a new one on each save.)
@@ -204,7 +208,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
         kept.renderer = Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
                                  bibliography=Bibliography(settings.bibliography), languages=settings.languages,
                                  catalogue=catalogue, registrations={b: locked.registrations.get(b) for b in blocks},
-                                 templated_after=settings.templated_after)
+                                 templated_after=settings.templated_after, timings=timings)
     renderer, locked = kept.renderer, kept.locked
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers

@@ -13,6 +13,9 @@ The injection syntax, written in Markdown (or a notebook's markdown cells):
     {{ build_info("commit") }}                what the build was made from (livenumbers/buildinfo.py)
     {{ registration("calibration") }}         a registered settings block's commit, date and
                                               amendments (livenumbers/registration.py)
+    {{ measured("results.seconds", "fixed:1") }}, {{ measured_on() }}
+                                              a number measured here and the machine: never
+                                              locked (livenumbers/here.py)
 
 and the source's own functions (livenumbers/source.py; this site's `instrument()` and
 `row_link()` link into the instrument page). Every call records (key, format, page, line).
@@ -31,7 +34,7 @@ from typing import Any, Callable
 
 import jinja2
 
-from . import buildinfo
+from . import buildinfo, here
 from . import formats as nums
 from . import i18n, lock, ownership, printed, registration
 from . import references as refs
@@ -39,6 +42,7 @@ from . import tables as table_text
 from . import timing
 from .figures import Figures
 from .formats import NumberError
+from .here import MeasuredHere
 from .marks import mark
 from .page_language import InLanguage
 from .problems import PageError, Problem, error_line, template_line
@@ -51,7 +55,7 @@ __all__ = ["Citation", "Claim", "FUNCTIONS", "PageError", "Problem", "Rendered",
 
 # The engine's page functions; a source adds its own.
 FUNCTIONS = ("num", "ci", "text", "table", "chart", "claim", "cite", "citet", "bibliography", "build_info",
-             "registration")
+             "registration", *here.FUNCTIONS)
 PLACEHOLDER = "??"   # what a call that failed prints: the page fails anyway, the rest still renders
 
 
@@ -89,7 +93,7 @@ def _claim_keys(node) -> list[str]:
     return [k for child in node.iter_child_nodes() for k in _claim_keys(child)]
 
 
-class Renderer(InLanguage, Figures, CitingWorks):
+class Renderer(InLanguage, Figures, CitingWorks, MeasuredHere):
     """Renders pages against one set of results. One per build."""
 
     def __init__(self, source: Source, results: dict, charts: Callable[[str], dict] | None = None,
@@ -97,7 +101,7 @@ class Renderer(InLanguage, Figures, CitingWorks):
                  bibliography: refs.Bibliography | None = None, languages: i18n.Languages | None = None,
                  catalogue: i18n.Catalogue | None = None,
                  registrations: dict[str, registration.Registration | None] | None = None,
-                 templated_after: bool = False):
+                 templated_after: bool = False, timings: dict | None = None):
         self.source = source
         self.templated_after = templated_after   # another plugin renders the page's templates after the engine
         self.languages = languages or i18n.Languages()
@@ -114,6 +118,8 @@ class Renderer(InLanguage, Figures, CitingWorks):
             raise NumberError(f"the keys of {source.name}'s numbers() are text (\"fruit.apple.share\"); "
                               f"it gave {', '.join(f'{type(k).__name__} {k!r}' for k in wrong)}")
         self.namespace = nums.nested(self.numbers)
+        self.timings = timings   # how the results' computation went here (livenumbers/here.py), or None
+        self.here = source.measured_here(timings) if timings is not None else {}
         self.chart_spec = charts
         self.chart_sources = chart_sources or {}   # chart id -> results entries it was drawn from (serve notes)
         self.tables = source.tables
@@ -140,7 +146,9 @@ class Renderer(InLanguage, Figures, CitingWorks):
         return {"num": guard(self._num), "ci": guard(self._ci), "text": guard(self._text), "claim": guard(self._claim),
                 "table": guard(self._table), "chart": guard(self._chart), "cite": guard(self._cite),
                 "citet": guard(self._citet), "bibliography": guard(self._references_here),
-                "build_info": guard(self._build_info), "registration": guard(self._registration), **own}
+                "build_info": guard(self._build_info), "registration": guard(self._registration),
+                "measured": guard(self._measured), "measured_on": guard(self._measured_on),
+                "measured_here": self.timings is not None, **own}
 
     def _problem(self, message: str) -> None:
         _, line = template_line()

@@ -232,11 +232,14 @@ class Accepted:
 
 def published_text(report: Report) -> dict[str, str]:
     """What a reader reads of each page the gate rendered: its text with every chart's data
-    left out (a drawing's coordinates are not text; its caption and text alternative stay).
+    left out (a drawing's coordinates are not text; its caption and text alternative stay),
+    and every number measured here (it varies by run and machine).
     Notebooks: their markdown cells, in order."""
     import re
 
-    strip = lambda text: re.sub(r' data-spec="[^"]*"', "", text)
+    # A number measured here (livenumbers/here.py) is this run's, not the text's: left out.
+    strip = lambda text: re.sub(r'<span class="measured-here" data-measured-here="[^"]*">.*?</span>', "",
+                                re.sub(r' data-spec="[^"]*"', "", text))
     pages = {page: strip(text) for page, text in report.rendered.items()}
     pages |= {page: "\n\n".join(strip(cells[i]) for i in sorted(cells)) for page, cells in report.notebook_cells.items()}
     return pages

@@ -4,6 +4,7 @@ instrument's files.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from livenumbers import gate, project
@@ -81,6 +82,15 @@ class StudySource(Source):
     def interval_level(self, results: dict) -> float:
         """The study's bootstrap level."""
         return results["bootstrap"]["level"]
+
+    def measured_here(self, timings: dict) -> dict[str, float]:
+        """The colophon's times, measured where the results were (livenumbers/here.py): the
+        whole measurement, and the forward passes of every model over the corpus (each model's
+        `reference` stage, model/activations.py)."""
+        stages = timings["stages"]
+        forward = sum(s for path, s in stages.items() if re.fullmatch(r"measurement/model [^/]+/reference", path))
+        return {"results.seconds": timings["seconds"], "measurement.seconds": stages.get("measurement", timings["seconds"]),
+                "forward_passes.seconds": forward}
 
     def margin_floor(self, results: dict) -> float:
         """study.yml's `picks.margin_floor`, recorded in the results (model/picks.py)."""
