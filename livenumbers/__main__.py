@@ -6,8 +6,10 @@
     python -m livenumbers numbers [PATTERN]    the keys a page can cite
     python -m livenumbers render OUT           the project with every page rendered, for builders
                                                that run no plugin or hook
-    python -m livenumbers new FOLDER           a new write-up to start from (the starter: a page
-                                               with a number, a table, a chart, a claim, a citation)
+    python -m livenumbers new FOLDER [--french]
+                                               a new write-up to start from (the starter: a page
+                                               with a number, a table, a chart, a claim, a citation,
+                                               a number measured here; with --french, its French edition)
 
 Each reads the project's mkdocs.yml (--config, before or after the command) as MkDocs loads
 it, whose live-numbers options name the source (livenumbers/project.py).
@@ -87,20 +89,40 @@ def add_commands(sub) -> None:
 
 
 STARTER = Path(__file__).parent / "starter"
+FRENCH = Path(__file__).parent / "starter_fr"   # what --french adds: index.fr.md, its catalogue, the i18n plugin
 
 
-def new_writeup(folder: Path) -> str:
-    """Copy the starter into `folder` (new, or empty); what to run next."""
+def new_writeup(folder: Path, french: bool = False) -> str:
+    """Copy the starter into `folder` (new, or empty), with a French edition if `french`;
+    what to run next."""
     import shutil
 
     from .errors import UserError
 
     if folder.exists() and any(folder.iterdir()):
         raise UserError(f"{folder}: exists and is not empty; choose a new folder")
-    shutil.copytree(STARTER, folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
+    ignore = shutil.ignore_patterns("__pycache__", ".cache", "site")
+    shutil.copytree(STARTER, folder, dirs_exist_ok=True, ignore=ignore)
     (folder / ".gitignore").write_text(".cache/\nsite/\n", encoding="utf-8")
-    return (f"wrote a write-up into {folder}: mkdocs.yml, toy_source.py (its results), docs/index.md (its page)\n"
+    if french:
+        shutil.copytree(FRENCH / "docs", folder / "docs", dirs_exist_ok=True, ignore=ignore)
+        config = folder / "mkdocs.yml"
+        config.write_text(_with_i18n(config.read_text(encoding="utf-8")), encoding="utf-8")
+    pages = "docs/index.md and docs/index.fr.md (its pages), docs/locales/fr.yml (their French words)" if french \
+        else "docs/index.md (its page)"
+    return (f"wrote a write-up into {folder}: mkdocs.yml, toy_source.py (its results), {pages}\n"
             f"next: cd {folder} && python -m livenumbers accept && mkdocs build --strict  (or mkdocs serve)")
+
+
+def _with_i18n(mkdocs_yml: str) -> str:
+    """The starter's mkdocs.yml with mkdocs-static-i18n listed first (starter_fr/i18n.yml, its
+    comments kept) and the theme's language set, so each edition speaks its own."""
+    lines = (FRENCH / "i18n.yml").read_text(encoding="utf-8").splitlines()
+    comments = [f"  {line}" for line in lines if line.startswith("#")]
+    body = [line for line in lines if line and not line.startswith("#")]
+    item = ["  - " + body[0]] + [f"    {line}" for line in body[1:]]
+    return mkdocs_yml.replace("plugins:\n", "theme:\n  name: mkdocs\n  language: en\nplugins:\n"
+                              + "\n".join(comments + item) + "\n", 1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,11 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     add_config(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     add_commands(sub)
-    sub.add_parser("new", help="write a new write-up to start from").add_argument("folder", type=Path)
+    new = sub.add_parser("new", help="write a new write-up to start from")
+    new.add_argument("folder", type=Path)
+    new.add_argument("--french", action="store_true", help="with a French edition (needs livenumbers[i18n])")
     args = parser.parse_args(argv)
     try:
         if args.command == "new":
-            print(new_writeup(args.folder))
+            print(new_writeup(args.folder, french=args.french))
             return 0
         return run_command(args, project.settings_at(getattr(args, "config", CONFIG)))
     except UserError as exc:

@@ -5,7 +5,6 @@ the real project's French edition."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 import yaml
@@ -84,45 +83,19 @@ def test_a_catalogue_entry_keeps_its_values_and_may_reorder_them(tmp_path):
 
 # -- the toy, in two languages ---------------------------------------------------------------------
 
-FRENCH_TOY = """# Fruits { #fruit }
-
-En tout {{ num("total", "int") }} points ; la pomme en a {{ num("fruit.apple.score", "int") }},
-soit {{ num("fruit.apple.share", "pct:0") }}.
-
-{{ table("scores") }}
-
-{{ chart("bars") }}
-
-{{ claim("fruit.apple.score > fruit.pear.score + fruit.plum.score") }}
-
-Pas encore d'intervalle {{ cite("efron1979bootstrap") }}, et rien de normalisé comme le ferait {{ citet("ba2016layer") }}.
-
-Construit depuis le commit {{ build_info("commit") }} ({{ build_info("date") }}) ; verrou des nombres
-{{ build_info("lock_sha256") }}.
-"""
-
-CATALOGUE = {"Fruit": "Fruit", "Score": "Score", "Share": "Part", "apple": "pomme", "pear": "poire", "plum": "prune",
-             "fruit": "fruit", "score": "score",   # the chart's axis titles: its fields' names
-             "Scores; apple leads with {0}.": "Scores ; la pomme mène avec {0}.",
-             "A bar per fruit; the tallest is apple.": "Une barre par fruit ; la plus haute est celle de la pomme."}
+FRENCH = TOY.parent / "starter_fr"   # what `python -m livenumbers new --french` adds to the starter
+FRENCH_TOY = (FRENCH / "docs" / "index.fr.md").read_text(encoding="utf-8")
+CATALOGUE = yaml.safe_load((FRENCH / "docs" / "locales" / "fr.yml").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
 def bilingual_toy(tmp_path):
-    """The toy with a French edition: the i18n plugin, index.fr.md, docs/locales/fr.yml."""
+    """The toy with a French edition, as `new --french` writes it: the i18n plugin,
+    index.fr.md, docs/locales/fr.yml; its lock accepted."""
+    from livenumbers.__main__ import new_writeup
+
     root = tmp_path / "toy"
-    shutil.copytree(TOY, root, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
-    raw = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
-    raw["plugins"].append({"i18n": {"docs_structure": "suffix", "fallback_to_default": False,
-                                    "reconfigure_material": False, "languages": [
-                                        {"locale": "en", "name": "English", "default": True},
-                                        {"locale": "fr", "name": "Français", "theme": {"language": "fr"}}]}})
-    raw["theme"] = {"name": "mkdocs", "language": "en"}
-    raw["exclude_docs"] += "/locales/\n"
-    (root / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
-    (root / "docs" / "index.fr.md").write_text(FRENCH_TOY, encoding="utf-8")
-    (root / "docs" / "locales").mkdir()
-    (root / "docs" / "locales" / "fr.yml").write_text(yaml.safe_dump(CATALOGUE, allow_unicode=True), encoding="utf-8")
+    new_writeup(root, french=True)
     accept = run(root, "livenumbers", "accept")
     assert accept.returncode == 0, accept.stdout + accept.stderr
     return root
@@ -164,13 +137,13 @@ def test_a_missing_translation_falls_back_where_the_i18n_plugin_says_so(bilingua
     """mkdocs-static-i18n's `fallback_to_default: true` publishes the English page in the
     French edition: the engine honours it, unless its `every_edition` option asks for all."""
     raw = yaml.safe_load((bilingual_toy / "mkdocs.yml").read_text(encoding="utf-8"))
-    raw["plugins"][1]["i18n"]["fallback_to_default"] = True
+    raw["plugins"][0]["i18n"]["fallback_to_default"] = True
     (bilingual_toy / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
     (bilingual_toy / "docs" / "index.fr.md").unlink()
     build = run(bilingual_toy, "mkdocs", "build", "--strict")
     assert build.returncode == 0, build.stdout + build.stderr
     assert "the apple has 12,\n60% of them." in (bilingual_toy / "site" / "fr" / "index.html").read_text(encoding="utf-8")
-    raw["plugins"][0]["live-numbers"]["every_edition"] = True
+    raw["plugins"][1]["live-numbers"]["every_edition"] = True
     (bilingual_toy / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
     build = run(bilingual_toy, "mkdocs", "build", "--strict")
     assert build.returncode != 0 and "index.md:1: no fr edition: index.fr.md does not exist" in build.stderr
@@ -192,9 +165,7 @@ def test_a_charts_axis_titled_by_its_field_is_translated_or_reported(bilingual_t
 
 
 def test_the_catalogue_is_never_published(bilingual_toy):
-    raw = yaml.safe_load((bilingual_toy / "mkdocs.yml").read_text(encoding="utf-8"))
-    raw["exclude_docs"] = raw["exclude_docs"].replace("/locales/\n", "")
-    (bilingual_toy / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    assert "locales" not in (bilingual_toy / "mkdocs.yml").read_text(encoding="utf-8")   # no exclude_docs for it
     build = run(bilingual_toy, "mkdocs", "build", "--strict")
     assert build.returncode == 0, build.stdout + build.stderr
     assert not list((bilingual_toy / "site").rglob("fr.yml"))
