@@ -36,19 +36,32 @@ class LoadedCode:
     def __init__(self, root: Path):
         self.root = Path(root).resolve()
         self.files: dict[Path, tuple[tuple[int, int], str]] = {}
+        self._seen: dict[str, tuple[int, Path | None]] = {}   # module name -> (id of the module, its project file)
+        self._prefixes = (str(root), str(self.root))   # as the import path spells the folder, and resolved
 
     def _modules(self) -> dict[str, Path]:
-        """Module name -> its file, for the project's modules in sys.modules."""
+        """Module name -> its file, for the project's modules in sys.modules. Each module is
+        looked at once (a process holds thousands: resolving each path every build would
+        cost a third of a second), and again only if it is replaced."""
         found = {}
         for name, module in list(sys.modules.items()):
-            file = getattr(module, "__file__", None)
-            if not file or not file.endswith(".py") or not os.path.isabs(file):   # a module made in memory
-                continue
-            path = Path(file).resolve()
-            if (path.is_file() and path.is_relative_to(self.root) and not path.is_relative_to(ENGINE)
-                    and not any(part in _INSTALLED for part in path.parts)):
-                found[name] = path
+            seen = self._seen.get(name)
+            if seen is None or seen[0] != id(module):
+                seen = self._seen[name] = (id(module), self._project_file(module))
+            if seen[1] is not None:
+                found[name] = seen[1]
         return found
+
+    def _project_file(self, module) -> Path | None:
+        """The module's file if it is the project's own code, else None."""
+        file = getattr(module, "__file__", None)
+        if (not isinstance(file, str) or not file.endswith(".py") or not os.path.isabs(file)   # made in memory
+                or not file.startswith(self._prefixes) or any(part in file for part in _INSTALLED)):
+            return None
+        path = Path(file).resolve()
+        if path.is_file() and path.is_relative_to(self.root) and not path.is_relative_to(ENGINE):
+            return path
+        return None
 
     def note(self) -> None:
         """Record the project's modules imported since the last note, as they are on disk
@@ -75,6 +88,7 @@ class LoadedCode:
         """Drop the project's modules, so the next import loads the code on disk."""
         for name in self._modules():
             del sys.modules[name]
+            del self._seen[name]
         self.files.clear()
 
     def digest(self) -> str:
@@ -112,7 +126,7 @@ _PROJECTS: dict[Path, LoadedCode] = {}
 
 def of(root: Path) -> LoadedCode:
     """The loaded code of the project in folder `root`."""
-    root = Path(root).resolve()
-    if root not in _PROJECTS:
-        _PROJECTS[root] = LoadedCode(root)
-    return _PROJECTS[root]
+    folder = Path(root).resolve()
+    if folder not in _PROJECTS:
+        _PROJECTS[folder] = LoadedCode(Path(os.path.abspath(root)))
+    return _PROJECTS[folder]
