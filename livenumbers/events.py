@@ -82,6 +82,7 @@ class Events:
         self.built: dict[str, str] = {}
         self.bytecode = _Bytecode()
         self.kept = gate.Kept()   # the gate's renderer, reused while its inputs stay
+        self.listener = None      # under serve: what asks MkDocs' watcher to look at once (_look_at_once)
 
     def on_startup(self, command: str, dirty: bool) -> None:
         # Under `mkdocs serve` a drift becomes a banner instead of stopping the server.
@@ -233,9 +234,44 @@ class Events:
 
     def on_serve(self, server, config, builder):
         """MkDocs' own watcher stays, with every path it and the other plugins watch; the
-        project's code is added to it (`_watch_code`)."""
+        project's code is added to it (`_watch_code`), and a save to docs/ is looked for at
+        once (`_look_at_once`)."""
         self._watch_code(server)
+        self._look_at_once(server, str(self.settings.docs_dir))
         return server
+
+    def _look_at_once(self, server, docs: str) -> None:
+        """MkDocs' watcher polls every half second: a save waits a quarter of a second on
+        average before its rebuild starts. A watcher the system notifies (inotify, through
+        watchdog's native observer: no polling, no work while idle) asks MkDocs' own watcher
+        to look at the saved file's folder now (its emitter's `queue_events`), so MkDocs sees
+        the change, through its own handler, as soon as it is made, and only once. MkDocs'
+        watcher stays the only one that rebuilds: a save the system does not report is seen
+        at its pace, as before. Without such a system watcher, nothing is added."""
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+        from watchdog.observers.polling import PollingObserver
+
+        observer = getattr(server, "observer", None)
+        if observer is None or issubclass(Observer, PollingObserver):
+            return
+
+        def look(event) -> None:
+            if event.is_directory or event.event_type not in _SAVES:
+                return
+            for emitter in list(observer.emitters):
+                if hasattr(emitter, "queue_events") and _under(event.src_path, emitter.watch.path):
+                    emitter.queue_events(0)   # a snapshot now: the polling thread's own step, under its lock
+
+        handler = FileSystemEventHandler()
+        handler.on_any_event = look
+        self.listener = Observer()
+        self.listener.daemon = True   # it ends with the server's process
+        try:
+            self.listener.schedule(handler, docs, recursive=True)
+            self.listener.start()
+        except OSError as exc:   # the system's limit of watches reached, say
+            log.info("live numbers: saves are seen at MkDocs' own pace (%s)", exc)
 
     def _watch_code(self, server) -> None:
         """The project's own code (the source and what it imports from the project, outside
@@ -249,6 +285,14 @@ class Events:
         if self.serve:
             env.bytecode_cache = self.bytecode
         return env
+
+
+# What a save does to a file (a read opens and closes it: that is no save).
+_SAVES = {"created", "modified", "moved", "deleted", "closed"}
+
+
+def _under(path: str, folder: str) -> bool:
+    return os.path.abspath(path).startswith(os.path.abspath(folder).rstrip(os.sep) + os.sep) or path == folder
 
 
 def _notebook_page(page: str, executed: Path, languages, config) -> File:

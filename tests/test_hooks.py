@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
@@ -650,3 +651,25 @@ def test_under_serve_mkdocs_own_watcher_and_every_watch_stay_and_the_code_is_add
     assert events.on_serve(server, SimpleNamespace(), builder=None) is server
     assert server.observer is observer
     assert set(watched) | {str(code.resolve())} == set(server._watch_refs)
+    # A save to docs/ makes MkDocs' own watcher look at once, and it alone reports the change
+    # (its event queue), once; reading a page reports nothing.
+    observer.start()
+    try:
+        time.sleep(0.3)   # the emitters' first snapshots
+        seen = []
+        page = docs / "index.md"
+        t0 = time.monotonic()
+        page.write_text("x\n", encoding="utf-8")
+        while not server._want_rebuild and time.monotonic() - t0 < 5:
+            time.sleep(0.005)
+        seen.append(time.monotonic() - t0)
+        assert server._want_rebuild and seen[0] < 0.3, seen   # MkDocs' poll alone: up to half a second
+        server._want_rebuild = False
+        time.sleep(0.8)
+        assert not server._want_rebuild                       # once: its poll found nothing new
+        page.read_text(encoding="utf-8")
+        time.sleep(0.8)
+        assert not server._want_rebuild
+    finally:
+        observer.stop()
+        events.listener.stop()
