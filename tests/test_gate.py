@@ -335,7 +335,7 @@ def test_an_interrupted_accept_leaves_the_old_lock_whole(project, monkeypatch):
     def replace(src, dst):
         raise Killed("interrupted before the rename")
 
-    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=os.fdopen, replace=replace))
+    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=os.fdopen, replace=replace, chmod=os.chmod, umask=os.umask))
     with pytest.raises(Killed):
         accepting.accept(settings(project))
     assert path.read_bytes() == before and not list(path.parent.glob("*.tmp"))
