@@ -91,9 +91,9 @@ check-machines: $(STAMP)
 	ATEN_CPU_CAPABILITY=default LIVE_NUMBERS_CACHE=$(MACHINES_CACHE)/generic-kernels \
 	  $(BIN)/python -m model check --same-text-as .cache
 
-# The edit-test loop: no browser, nothing that needs the real study measured.
+# The edit-test loop: no browser, nothing that needs the real study measured, no download.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured"
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured and not registry"
 
 # The deliberate bugs of tests/MUTATIONS.md, each applied to a temporary copy: the tests
 # named for it must fail (a few minutes; MUTATIONS="M1 M7" runs some of them).

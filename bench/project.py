@@ -51,9 +51,12 @@ def plain_copy(warm: Path, cache_dir: Path, dst: Path) -> Path:
     """MkDocs alone on the same content as a hooked build of `warm` (whose cache must be
     warm): `python -m model render`'s tree (model/site/render.py), the product a builder
     without hooks publishes. The floor a hooked build cannot go under."""
-    from livenumbers import render
+    import dataclasses
 
-    render.write_tree(warm / "mkdocs.yml", dst, cache_dir=cache_dir)
+    from livenumbers import project, render
+
+    settings = project.settings_at(warm / "mkdocs.yml")
+    render.write_tree(dataclasses.replace(settings, cache_dir=cache_dir.resolve()), dst)
     return dst
 
 

@@ -1,36 +1,27 @@
 """MkDocs build hooks: this site's live numbers, tables and charts, and the drift gate.
 
 The design the project was asked for (MkDocs build hooks run the measurements): each hook
-hands its event to the engine (livenumbers/events.py), whose source is the study
-(model/site/source.py, `extra.live_numbers` in mkdocs.yml). Module state persists across
-`mkdocs serve` rebuilds, and so does `EVENTS`.
+hands its event to the engine (livenumbers/events.py), whose settings come from mkdocs.yml's
+`extra.live_numbers` (livenumbers/project.py, as the plugin's and the commands' do): the
+source is the study (model/site/source.py). Module state persists across `mkdocs serve`
+rebuilds, and so do `EVENTS` and `EDITIONS`.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from mkdocs.plugins import CombinedEvent, event_priority
 
-from livenumbers import editions
-from livenumbers.config import LOCK_FILE, TRANSLATIONS, options
+from livenumbers import project
+from livenumbers.editions import Editions
 from livenumbers.events import Events
-from livenumbers.references import REFERENCES_FILE
-from model.site.source import STUDY_FILE, study_settings
 
-
-def _settings(config):
-    opts = options({"extra": config.extra})
-    return study_settings(Path(config.config_file_path).parent, docs_dir=config.docs_dir,
-                          study=opts.get("study", STUDY_FILE), lock_file=opts.get("lock", LOCK_FILE),
-                          bibliography=opts.get("bibliography", REFERENCES_FILE),
-                          translations=opts.get("translations", TRANSLATIONS))
-
-
-EVENTS = Events(_settings)
+EVENTS = Events(project.settings)
+# Each edition of the site (mkdocs-static-i18n) its own site to Material: its search index,
+# sitemap and 404 page in its folder, its side bar's spaces (livenumbers/editions.py, with
+# its own priorities).
+EDITIONS = Editions()
 
 on_startup = EVENTS.on_startup
 on_pre_build = EVENTS.on_pre_build
-on_page_markdown = EVENTS.on_page_markdown
 on_serve = EVENTS.on_serve
 on_env = EVENTS.on_env
 
@@ -48,16 +39,18 @@ def _on_files_late(files, config):
 on_files = CombinedEvent(_on_files_early, _on_files_late)
 
 
+@event_priority(60)  # before other plugins that render Jinja (mkdocs-macros), as the plugin's
+def on_page_markdown(markdown, page, config, files):
+    return EVENTS.on_page_markdown(markdown, page, config, files)
+
+
 @event_priority(50)  # before mkdocs-jupyter's on_pre_page reads the executed copy
 def on_pre_page(page, config, files):
     return EVENTS.on_pre_page(page, config, files)
 
 
-# Each edition of the site (mkdocs-static-i18n) its own site to Material: its search index,
-# sitemap and 404 page in its folder, its side bar's spaces (livenumbers/editions.py, with
-# its own priorities).
-on_config = CombinedEvent(EVENTS.on_config, editions.on_config)
-on_post_page = CombinedEvent(EVENTS.on_post_page, editions.on_post_page)
-on_page_content = CombinedEvent(EVENTS.on_page_content, editions.on_page_content)
-on_post_template = editions.on_post_template
-on_post_build = CombinedEvent(EVENTS.on_post_build, editions.on_post_build)
+on_config = CombinedEvent(EVENTS.on_config, EDITIONS.on_config)
+on_post_page = CombinedEvent(EVENTS.on_post_page, EDITIONS.on_post_page)
+on_page_content = CombinedEvent(EVENTS.on_page_content, EDITIONS.on_page_content)
+on_post_template = EDITIONS.on_post_template
+on_post_build = CombinedEvent(EVENTS.on_post_build, EDITIONS.on_post_build)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import cache, finder, gate, lock
 from . import formats as nums
-from .markup import MARK_CLOSE, MARK_DIGIT0, MARK_MID, MARK_OPEN
+from .marks import MARK_CLOSE, MARK_DIGIT0, MARK_MID, MARK_OPEN
 
 LISTING_PAGE = "live-numbers.md"
 LISTING_DATA = "assets/live-numbers.json"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import shutil
 import tempfile
@@ -160,27 +161,38 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"cannot write {type(value).__name__} {value!r:.60} as JSON")
 
 
-def unserialisable(payload: Any, path: str = "") -> str | None:
-    """The path ("models.l6.rows[3]") of the first value `_plain` cannot write, or None."""
+def not_json(payload: Any, path: str = "") -> str | None:
+    """Where `payload` holds what JSON cannot carry as it is, and what: "models.l6.rows[3]
+    (NaN: ...)". JSON has no NaN or infinity (Python writes them, and a reader's JSON.parse
+    refuses the file), its keys are text (an integer key would come back as a string, a tuple
+    key fails), and it writes no other types (NumPy scalars and arrays are converted). None
+    if there is nothing."""
+    where = path or "(the payload itself)"
     if isinstance(payload, dict):
         for k, v in payload.items():
-            found = unserialisable(v, f"{path}.{k}" if path else str(k))
+            at = f"{path}.{k}" if path else str(k)
+            if not isinstance(k, str):
+                return f"{at} (a key of type {type(k).__name__}, {k!r}: JSON's keys are text; write it as one)"
+            found = not_json(v, at)
             if found:
                 return found
         return None
     if isinstance(payload, (list, tuple)):
         for i, v in enumerate(payload):
-            found = unserialisable(v, f"{path}[{i}]")
+            found = not_json(v, f"{path}[{i}]")
             if found:
                 return found
         return None
-    if payload is None or isinstance(payload, (str, int, float, bool)):
+    if payload is None or isinstance(payload, (str, int, bool)):
         return None
+    if isinstance(payload, float):
+        return None if math.isfinite(payload) else \
+            f"{where} ({payload!r}: JSON has no NaN or infinity; write None, or leave the entry out)"
     try:
-        _plain(payload)
+        converted = _plain(payload)
     except TypeError:
-        return path or "(the payload itself)"
-    return None
+        return f"{where} (a {type(payload).__name__}: JSON cannot write it; make it a number, text, list or dict)"
+    return not_json(converted, path)
 
 
 def get_json(cache_dir: Path, kind: str, k: str, compute: Callable[[], Any]) -> tuple[Any, bool]:

@@ -1,34 +1,47 @@
-"""The engine's options, read from a project's mkdocs.yml, and the source they name.
+"""The engine's options, and a project's mkdocs.yml as written (for `render`'s plain copy).
 
 A write-up configures the engine in one place, whichever way MkDocs runs it:
 
     plugins:                                  # the plugin (livenumbers/plugin.py)
       - live-numbers:
           source: my_writeup.numbers:Source   # module:callable(docs_dir, options) -> Source
+          options: {corpus: data.csv}         # handed to the callable, and nothing else is
           lock: numbers.lock.json             # in docs/ (the default)
           bibliography: references.bib        # in docs/ (the default): the works pages cite
-          options: {corpus: data.csv}         # handed to the callable
+          translations: locales               # in docs/: fr.yml etc., the tables' and charts' words
           registered:                         # settings fixed in advance (optional;
             file: study.yml                   # livenumbers/registration.py): a file
             blocks: [calibration]             # in docs/ and its registered blocks
+          exclude: [drafts/*]                 # pages (in docs/) the engine leaves alone
+          every_edition: false                # true: every page in every language, even where
+                                              # mkdocs-static-i18n would fall back to the default's
 
     extra:                                    # or the same keys, for a site that runs
       live_numbers: {...}                     # the engine from build hooks (hooks/)
 
-`mkdocs.yml` is read without MkDocs (for `render` and the command line): tags such as
-`!ENV [NAME, default]` are kept as they are written, so the file can be written back.
+`Options` is that schema, for both; livenumbers/project.py reads it from the configuration
+MkDocs itself loads. `read` reads mkdocs.yml as written, without MkDocs: tags such as
+`!ENV [NAME, default]` and Material's `!!python/name:...` are kept as they are written (and
+`INHERIT` merged), so `render` can write the file back for a builder that runs no engine.
 """
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import yaml
+from mkdocs.config import base
+from mkdocs.config import config_options as c
 
+from . import loaded
 from .errors import UserError
+from .references import REFERENCES_FILE
+
+log = logging.getLogger("mkdocs.plugins.live_numbers.config")
 
 PLUGIN = "live-numbers"       # the plugin's name in mkdocs.yml (its entry point, pyproject.toml)
 EXTRA = "live_numbers"        # ... or its options under extra:, for a site that runs it from hooks
@@ -38,6 +51,18 @@ TRANSLATIONS = "locales"      # in docs/: one catalogue per language besides the
 
 class ConfigError(UserError, ValueError):
     pass
+
+
+class Options(base.Config):
+    """The engine's options (the module docstring), as the plugin and `extra.live_numbers` give them."""
+    source = c.Type(str)                              # module:callable(docs_dir, options) -> Source
+    options = c.Type(dict, default={})                # handed to the callable
+    lock = c.Type(str, default=LOCK_FILE)
+    bibliography = c.Type(str, default=REFERENCES_FILE)   # BibTeX, in docs/; cite("key") names its entries
+    translations = c.Type(str, default=TRANSLATIONS)  # in docs/: fr.yml etc., the tables' and charts' words
+    registered = c.Type(dict, default={})   # {file, blocks}: settings blocks fixed in advance (registration.py)
+    exclude = c.ListOfItems(c.Type(str), default=[])   # pages (fnmatch patterns, from docs/) left alone
+    every_edition = c.Type(bool, default=False)   # every page in every language, whatever i18n's fallback says
 
 
 @dataclass(frozen=True)
@@ -55,10 +80,20 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
+def _construct(loader: yaml.Loader, node: yaml.Node) -> Any:
+    return (loader.construct_sequence if isinstance(node, yaml.SequenceNode)
+            else loader.construct_mapping if isinstance(node, yaml.MappingNode) else loader.construct_scalar)(node)
+
+
 def _tagged(loader: yaml.Loader, suffix: str, node: yaml.Node) -> Tagged:
-    construct = (loader.construct_sequence if isinstance(node, yaml.SequenceNode)
-                 else loader.construct_mapping if isinstance(node, yaml.MappingNode) else loader.construct_scalar)
-    return Tagged("!" + suffix, construct(node))
+    return Tagged("!" + suffix, _construct(loader, node))
+
+
+PYTHON_TAG = "tag:yaml.org,2002:python/"   # `!!python/name:material.extensions.emoji.twemoji`
+
+
+def _python_tagged(loader: yaml.Loader, suffix: str, node: yaml.Node) -> Tagged:
+    return Tagged(PYTHON_TAG + suffix, _construct(loader, node))
 
 
 def _represent(dumper: yaml.Dumper, t: Tagged) -> yaml.Node:
@@ -70,17 +105,29 @@ def _represent(dumper: yaml.Dumper, t: Tagged) -> yaml.Node:
 
 
 _Loader.add_multi_constructor("!", _tagged)
+_Loader.add_multi_constructor(PYTHON_TAG, _python_tagged)
 _Dumper.add_representer(Tagged, _represent)
 
 
 def read(config_file: Path) -> dict:
-    """mkdocs.yml as data, its tags kept (`Tagged`)."""
+    """mkdocs.yml as data, its tags kept (`Tagged`), and the file its `INHERIT` names merged
+    under it (as MkDocs merges them: the child's keys win, mappings merged deeply)."""
     try:
-        return read_text(config_file.read_text(encoding="utf-8"))
+        raw = read_text(config_file.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ConfigError(f"{config_file}: not found (run from the project's folder, or pass --config)") from exc
     except ConfigError as exc:
         raise ConfigError(f"{config_file}: {exc}") from exc
+    parent = raw.pop("INHERIT", None)
+    return _merged(read(config_file.parent / str(parent)), raw) if parent else raw
+
+
+def _merged(base: dict, child: dict) -> dict:
+    """`child` over `base`, mappings merged key by key, anything else replaced."""
+    out = dict(base)
+    for key, value in child.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
 
 
 def read_text(text: str) -> dict:
@@ -96,28 +143,28 @@ def write(raw: dict) -> str:
     return yaml.dump(raw, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
 
 
-def options(raw: dict) -> dict:
-    """The engine's options in a parsed mkdocs.yml: the plugin's, or `extra.live_numbers`."""
-    for entry in raw.get("plugins") or []:
-        if isinstance(entry, dict) and PLUGIN in entry:
-            return dict(entry[PLUGIN] or {})
-    return dict((raw.get("extra") or {}).get(EXTRA) or {})
-
-
-def load_source(spec: str, docs_dir: Path, opts: dict, project: Path | None = None):
-    """`module:callable` -> the source it makes for `docs_dir` (callable(docs_dir, options)).
-    The module is looked for beside the project's mkdocs.yml (`project`, by default docs_dir's
-    parent) first, as a write-up's own code is: `mkdocs build -f other/mkdocs.yml` from
-    anywhere finds it."""
-    folder = str(Path(project or Path(docs_dir).parent).resolve())
+def load_source(spec: str, docs_dir: Path, opts: dict, project: Path):
+    """`module:callable` -> the source it makes for `docs_dir` (callable(docs_dir, options),
+    `options` the engine's `options:` and nothing else). The module is looked for beside the
+    project's mkdocs.yml (the folder `project`) first, as a write-up's own code is: `mkdocs
+    build -f other/mkdocs.yml` from anywhere finds it. If the project's code changed on disk
+    since this process loaded it (`mkdocs serve`), it is loaded again (livenumbers/loaded.py)."""
+    folder = str(Path(project).resolve())
     if folder not in sys.path:
         sys.path.insert(0, folder)
+    code = loaded.of(project)
+    changed = code.changed()
+    if changed:
+        log.info("the project's code changed on disk (%s): loaded again", ", ".join(p.name for p in changed))
+        code.forget()
     module, _, attr = str(spec).partition(":")
+    loaded.claim(project, module)
     try:
         make: Callable = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError, ValueError) as exc:
         raise ConfigError(f"live numbers: cannot import the source {spec!r} ({exc}); "
                           "write it as module:callable, importable from the project") from exc
+    code.note()
     return make(docs_dir, opts)
 
 

@@ -39,11 +39,6 @@ log = logging.getLogger("mkdocs.plugins.live_numbers.editions")
 SEARCH_INDEX = os.path.join("search", "search_index.json")
 _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
 
-# Per edition, what its own search index says (lunr's language, the separator, the
-# pipeline): read while the edition is built, written when the index is split.
-_search: dict[str, dict] = {}
-
-
 def _i18n(config):
     """mkdocs-static-i18n, when it builds this Material site's editions; else None."""
     plugin = config.plugins.get("i18n")
@@ -69,20 +64,6 @@ def _folder(plugin) -> str:
     return _folders(plugin).get(plugin.current_language, "")
 
 
-def _word(config, key: str) -> str | None:
-    """The theme's word for `key` in the edition's language (as Material's search plugin
-    reads its defaults), or None if the theme has none."""
-    asked = (config.theme.name, config.theme.get("language"), tuple(config.theme.dirs), key)
-    if asked not in _words:   # a theme's templates are read and compiled: once, not on every save
-        template = config.theme.get_env().get_template("partials/language.html", None, {"config": config})
-        word = str(template.module.t(key))
-        _words[asked] = None if word == key else word
-    return _words[asked]
-
-
-_words: dict[tuple, str | None] = {}
-
-
 def _rebase(html: str, folder: str, where: str) -> str:
     """Material's `base` in a page's `__config`, moved to its edition's folder."""
     def move(m: re.Match) -> str:
@@ -97,80 +78,96 @@ def _rebase(html: str, folder: str, where: str) -> str:
     return _CONFIG.sub(move, html, count=1) if folder else html
 
 
-@event_priority(-110)   # after mkdocs-static-i18n's (-100), which sets the edition's theme language
-def on_config(config):
-    plugin = _i18n(config)
-    if plugin is None:
-        return config
-    _search[_folder(plugin)] = {
-        "lang": [_word(config, "search.config.lang") or "en"],
-        "separator": _word(config, "search.config.separator"),
-        "pipeline": [p for p in re.split(r"\s*,\s*", _word(config, "search.config.pipeline") or "") if p],
-    }
-    toc = config.mdx_configs.get("toc")
-    title = _word(config, "toc.permalink")
-    if toc is not None and title:
-        toc["permalink_title"] = title
-    return config
-
-
 _HEADING = re.compile(r'<h[1-6][^>]*\bid="([^"]+)"[^>]*>(.*?)</h[1-6]>', re.S)
 _PERMALINK = re.compile(r'<a class="headerlink".*?</a>', re.S)
 
 
-def on_page_content(html: str, page, config, files) -> str:
-    """Each table-of-contents title as its heading writes it, where they differ only in
-    their spaces (no-break or narrow no-break ones the toc made plain)."""
-    own = {m.group(1): re.sub(r"<[^>]+>", "", _PERMALINK.sub("", m.group(2))).strip() for m in _HEADING.finditer(html)}
+class Editions:
+    """The handlers, and what they keep across one site's builds (its editions, `mkdocs
+    serve`'s rebuilds): each edition's search settings and the theme's words."""
 
-    def respace(items) -> None:
-        for item in items:
-            heading = own.get(item.id)
-            if heading and heading != item.title and heading.split() == item.title.split():
-                item.title = heading
-            respace(item.children)
+    def __init__(self) -> None:
+        # Per edition, what its own search index says (lunr's language, the separator, the
+        # pipeline): read while the edition is built, written when the index is split.
+        self.search: dict[str, dict] = {}
+        self.words: dict[tuple, str | None] = {}
 
-    respace(page.toc)
-    return html
+    def _word(self, config, key: str) -> str | None:
+        """The theme's word for `key` in the edition's language (as Material's search plugin
+        reads its defaults), or None if the theme has none."""
+        asked = (config.theme.name, config.theme.get("language"), tuple(config.theme.dirs), key)
+        if asked not in self.words:   # a theme's templates are read and compiled: once, not on every save
+            template = config.theme.get_env().get_template("partials/language.html", None, {"config": config})
+            word = str(template.module.t(key))
+            self.words[asked] = None if word == key else word
+        return self.words[asked]
 
+    @event_priority(-110)   # after mkdocs-static-i18n's (-100), which sets the edition's theme language
+    def on_config(self, config):
+        plugin = _i18n(config)
+        if plugin is None:
+            return config
+        self.search[_folder(plugin)] = {
+            "lang": [self._word(config, "search.config.lang") or "en"],
+            "separator": self._word(config, "search.config.separator"),
+            "pipeline": [p for p in re.split(r"\s*,\s*", self._word(config, "search.config.pipeline") or "") if p],
+        }
+        toc = config.mdx_configs.get("toc")
+        title = self._word(config, "toc.permalink")
+        if toc is not None and title:
+            toc["permalink_title"] = title
+        return config
 
-def on_post_page(output: str, page, config) -> str:
-    plugin = _i18n(config)
-    return _rebase(output, _folder(plugin), page.file.src_uri) if plugin else output
+    def on_page_content(self, html: str, page, config, files) -> str:
+        """Each table-of-contents title as its heading writes it, where they differ only in
+        their spaces (no-break or narrow no-break ones the toc made plain)."""
+        own = {m.group(1): re.sub(r"<[^>]+>", "", _PERMALINK.sub("", m.group(2))).strip() for m in _HEADING.finditer(html)}
 
+        def respace(items) -> None:
+            for item in items:
+                heading = own.get(item.id)
+                if heading and heading != item.title and heading.split() == item.title.split():
+                    item.title = heading
+                respace(item.children)
 
-def on_post_template(output: str, template_name: str, config) -> str:
-    """A theme template (404.html, sitemap.xml) of an edition but the default one: written
-    into the edition's folder, and nothing over the default edition's (MkDocs writes no
-    template that renders empty)."""
-    plugin = _i18n(config)
-    folder = _folder(plugin) if plugin else ""
-    if not folder or template_name not in config.theme.static_templates:
-        return output
-    write_file(_rebase(output, folder, template_name).encode("utf-8"),
-               os.path.join(config.site_dir, folder, template_name))
-    return ""
+        respace(page.toc)
+        return html
 
+    def on_post_page(self, output: str, page, config) -> str:
+        plugin = _i18n(config)
+        return _rebase(output, _folder(plugin), page.file.src_uri) if plugin else output
 
-@event_priority(-110)   # after mkdocs-static-i18n's (-100), which builds the other editions and merges their indexes
-def on_post_build(config) -> None:
-    plugin = _i18n(config)
-    path = os.path.join(config.site_dir, SEARCH_INDEX)
-    if plugin is None or plugin.building or not os.path.isfile(path):
-        return   # an edition built inside the default one's build: the split waits for the last
-    _forget_duplicates(config)
-    with open(path, encoding="utf-8") as f:
-        merged = json.load(f)
-    folders = sorted(set(_folders(plugin).values()), key=len, reverse=True)   # "fr/" before ""
-    docs: dict[str, list] = {folder: [] for folder in folders}
-    for doc in _newest(merged["docs"]):
-        folder = next(f for f in folders if doc["location"].startswith(f))
-        docs[folder].append({**doc, "location": doc["location"][len(folder):]})
-    for folder in folders:
-        own = {k: v for k, v in _search.get(folder, {}).items() if v}
-        index = {"config": {**merged["config"], **own}, "docs": docs[folder]}
-        write_file(json.dumps(index, separators=(",", ":"), default=str).encode("utf-8"),
-                   os.path.join(config.site_dir, folder, SEARCH_INDEX))
+    def on_post_template(self, output: str, template_name: str, config) -> str:
+        """A theme template (404.html, sitemap.xml) of an edition but the default one: written
+        into the edition's folder, and nothing over the default edition's (MkDocs writes no
+        template that renders empty)."""
+        plugin = _i18n(config)
+        folder = _folder(plugin) if plugin else ""
+        if not folder or template_name not in config.theme.static_templates:
+            return output
+        write_file(_rebase(output, folder, template_name).encode("utf-8"),
+                   os.path.join(config.site_dir, folder, template_name))
+        return ""
+
+    @event_priority(-110)   # after mkdocs-static-i18n's (-100), which builds the other editions and merges their indexes
+    def on_post_build(self, config) -> None:
+        plugin = _i18n(config)
+        path = os.path.join(config.site_dir, SEARCH_INDEX)
+        if plugin is None or plugin.building or not os.path.isfile(path):
+            return   # an edition built inside the default one's build: the split waits for the last
+        _forget_duplicates(config)
+        with open(path, encoding="utf-8") as f:
+            merged = json.load(f)
+        folders = sorted(set(_folders(plugin).values()), key=len, reverse=True)   # "fr/" before ""
+        docs: dict[str, list] = {folder: [] for folder in folders}
+        for doc in _newest(merged["docs"]):
+            folder = next(f for f in folders if doc["location"].startswith(f))
+            docs[folder].append({**doc, "location": doc["location"][len(folder):]})
+        for folder in folders:
+            own = {k: v for k, v in self.search.get(folder, {}).items() if v}
+            index = {"config": {**merged["config"], **own}, "docs": docs[folder]}
+            write_file(json.dumps(index, separators=(",", ":"), default=str).encode("utf-8"),
+                       os.path.join(config.site_dir, folder, SEARCH_INDEX))
 
 
 def _newest(entries: list[dict]) -> list[dict]:
@@ -188,3 +185,13 @@ def _forget_duplicates(config) -> None:
     kept = getattr(search, "search_index_prev", None)
     if kept is not None and hasattr(kept, "entries"):
         kept.entries[:] = _newest(kept.entries)
+
+
+# As a build hook of its own (render copies this file beside a plain tree's mkdocs.yml): the
+# hook module's one Editions, alive across `mkdocs serve` rebuilds as a hook module is.
+_HOOK = Editions()
+on_config = _HOOK.on_config
+on_page_content = _HOOK.on_page_content
+on_post_page = _HOOK.on_post_page
+on_post_template = _HOOK.on_post_template
+on_post_build = _HOOK.on_post_build

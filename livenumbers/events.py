@@ -25,8 +25,9 @@ from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from . import authoring, background, editions, gate, notebook, notebook_pages, published, render
+from . import authoring, background, editions, gate, loaded, notebook, notebook_pages, published, render
 from . import files as site_files
+from .buildinfo import BuildInfo
 from .errors import UserError
 
 log = logging.getLogger("mkdocs.plugins.live_numbers")
@@ -80,6 +81,8 @@ class Events:
         self.builds = 0
         self.built: dict[str, str] = {}
         self.bytecode = _Bytecode()
+        self.kept = gate.Kept()   # the gate's renderer, reused while its inputs stay
+        self.listener = None      # under serve: what asks MkDocs' watcher to look at once (_look_at_once)
 
     def on_startup(self, command: str, dirty: bool) -> None:
         # Under `mkdocs serve` a drift becomes a banner instead of stopping the server.
@@ -106,7 +109,7 @@ class Events:
             report = self.report   # the gate ran for the build around this edition's, on the same inputs
         else:
             try:
-                report = gate.run(settings, mark_numbers=self.serve)
+                report = gate.run(settings, mark_numbers=self.serve, kept=self.kept)
             except UserError as exc:
                 raise PluginError(str(exc)) from exc
         self.report = report
@@ -132,15 +135,21 @@ class Events:
     def on_files_late(self, files, config):
         """After the other plugins' on_files (mkdocs-static-i18n remakes every file of docs/
         for the edition being built, and would drop a file that is not in docs/): the
-        generated files, and each notebook page replaced by its executed copy."""
+        generated files, and each notebook page replaced by its executed copy. The site's
+        catalogues (`translations`, docs/locales/) are the engine's input, never published."""
         report, settings = self.report, self.settings
+        for file in files:
+            if file.abs_src_path and Path(file.abs_src_path).is_relative_to(settings.translations):
+                file.inclusion = InclusionLevel.EXCLUDED
         generated = self.generated
         if generated is None or generated[0] != report.results_key:   # the same files while the results stay
             generated = (report.results_key, render.generated_files(settings, report))
             self.generated = generated if self.serve else None
         for path, src in generated[1].items():
-            if isinstance(src, Path):
+            if isinstance(src, Path) and src.is_relative_to(settings.cache_dir):
                 files.append(CachedFile.generated(config, path, abs_src_path=str(src)))
+            elif isinstance(src, Path):   # a project file (the lock): copied, never linked into the site
+                files.append(File.generated(config, path, abs_src_path=str(src)))
             else:
                 files.append(File.generated(config, path, content=src))
         for page, cells in report.notebook_cells.items():
@@ -179,20 +188,30 @@ class Events:
         self.builds += 1
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
-        rendered = self.report.rendered.get(page.file.src_uri)
-        if rendered is None:
-            return markdown
-        # The gate renders whole files (so errors carry true line numbers); MkDocs has
-        # already read the front matter, so drop it here.
-        self.built[page.file.src_uri] = rendered
+        """The page's Markdown as MkDocs hands it (front matter read), the engine's calls
+        rendered. The gate rendered each whole file (so errors carry true line numbers):
+        that rendering serves while the Markdown is the file's; Markdown another plugin
+        changed first is rendered as it is."""
+        src = page.file.src_uri
+        if src not in self.report.rendered:
+            return markdown   # excluded, or not a page of docs/ the gate reads
+        if get_data(self.report.sources[src])[0] == markdown:
+            text = get_data(self.report.rendered[src])[0]
+        else:
+            try:
+                out = self.kept.renderer.render(src, markdown, self.serve)
+            except UserError as exc:
+                raise PluginError(str(exc)) from exc
+            text = BuildInfo(self.settings.docs_dir, self.settings.lock).fill(out.text)
+        self.built[src] = self.report.rendered[src]   # what --dirty compares (_rebuild_changed)
         specs: list[str] = []
-        self.specs[page.file.src_uri] = specs
+        self.specs[src] = specs
 
         def aside(m: re.Match) -> str:
             specs.append(m.group(1))
             return f'data-spec="\ue003{len(specs) - 1}\ue003"'
 
-        return _SPEC.sub(aside, get_data(rendered)[0])
+        return _SPEC.sub(aside, text)
 
     def on_page_content(self, html_text: str, page, config, files) -> str:
         report, src = self.report, page.file.src_uri
@@ -214,27 +233,66 @@ class Events:
         return _TOKEN.sub(lambda m: f'data-spec="{specs[int(m.group(1))]}"', output) if specs else output
 
     def on_serve(self, server, config, builder):
-        """A save is seen within 0.1 s, not 0.5 s: MkDocs' watcher polls every half second.
-        MkDocs has no public setting for it: the paths `mkdocs serve` watched so far move to
-        a watcher that polls faster, in its `observer` (tests/test_hooks.py fails loudly if
-        MkDocs renames it)."""
+        """MkDocs' own watcher stays, with every path it and the other plugins watch; the
+        project's code is added to it (`_watch_code`), and a save to docs/ is looked for at
+        once (`_look_at_once`)."""
+        self._watch_code(server)
+        self._look_at_once(server, str(self.settings.docs_dir))
+        return server
+
+    def _look_at_once(self, server, docs: str) -> None:
+        """MkDocs' watcher polls every half second: a save waits a quarter of a second on
+        average before its rebuild starts. A watcher the system notifies (inotify, through
+        watchdog's native observer: no polling, no work while idle) asks MkDocs' own watcher
+        to look at the saved file's folder now (its emitter's `queue_events`), so MkDocs sees
+        the change, through its own handler, as soon as it is made, and only once. MkDocs'
+        watcher stays the only one that rebuilds: a save the system does not report is seen
+        at its pace, as before. Without such a system watcher, nothing is added."""
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
         from watchdog.observers.polling import PollingObserver
 
-        if not hasattr(server, "observer"):
-            log.warning("live numbers: this MkDocs' server has no `observer`; saves are seen at its own pace")
-            return server
-        watched = [p for p in (config.docs_dir, config.config_file_path) if p]
-        for path in watched:
-            server.unwatch(path)
-        server.observer = PollingObserver(timeout=0.1)
-        for path in watched:
-            server.watch(path)
-        return server
+        observer = getattr(server, "observer", None)
+        if observer is None or issubclass(Observer, PollingObserver):
+            return
+
+        def look(event) -> None:
+            if event.is_directory or event.event_type not in _SAVES:
+                return
+            for emitter in list(observer.emitters):
+                if hasattr(emitter, "queue_events") and _under(event.src_path, emitter.watch.path):
+                    emitter.queue_events(0)   # a snapshot now: the polling thread's own step, under its lock
+
+        handler = FileSystemEventHandler()
+        handler.on_any_event = look
+        self.listener = Observer()
+        self.listener.daemon = True   # it ends with the server's process
+        try:
+            self.listener.schedule(handler, docs, recursive=True)
+            self.listener.start()
+        except OSError as exc:   # the system's limit of watches reached, say
+            log.info("live numbers: saves are seen at MkDocs' own pace (%s)", exc)
+
+    def _watch_code(self, server) -> None:
+        """The project's own code (the source and what it imports from the project, outside
+        docs/): a save to it rebuilds, and the build loads it again (livenumbers/loaded.py)."""
+        docs = Path(self.settings.docs_dir)
+        for path in sorted(loaded.of(self.settings.root).files):
+            if not path.is_relative_to(docs):
+                server.watch(str(path), recursive=False)
 
     def on_env(self, env, config, files):
         if self.serve:
             env.bytecode_cache = self.bytecode
         return env
+
+
+# What a save does to a file (a read opens and closes it: that is no save).
+_SAVES = {"created", "modified", "moved", "deleted", "closed"}
+
+
+def _under(path: str, folder: str) -> bool:
+    return os.path.abspath(path).startswith(os.path.abspath(folder).rstrip(os.sep) + os.sep) or path == folder
 
 
 def _notebook_page(page: str, executed: Path, languages, config) -> File:

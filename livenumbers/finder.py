@@ -16,7 +16,7 @@ from typing import Any
 
 from . import formats as nums
 from . import gate, lock
-from .markup import PageError
+from .problems import PageError
 
 
 @dataclass

@@ -11,18 +11,23 @@ not have) are collected over every page and raised together, as one `PageError`.
 """
 from __future__ import annotations
 
+import fnmatch
 import json
 import logging
 import os
-from dataclasses import dataclass, field, replace
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cache, citation, config, formats, history, i18n, lock, printed, progress, registration, timing, updates
+from . import cache, config, formats, here, i18n, loaded, lock, printed, progress, registration, timing, updates
 from .buildinfo import BuildInfo
-from .config import LOCK_FILE, TRANSLATIONS
-from .markup import Citation, Claim, PageError, Problem, Renderer
-from .references import REFERENCES_FILE, Bibliography
-from .report import Accepted, Drift, Fragile, Report, Reprinted
+from .markup import Renderer
+from .problems import PageError, Problem
+from .rendered import Citation, Claim, Rendered
+from .references import Bibliography
+from .report import Drift, Fragile, Report, Reprinted
 from .source import Source
 
 log = logging.getLogger("mkdocs.plugins.live_numbers.gate")
@@ -32,6 +37,8 @@ ENGINE_CODE = Path(__file__).parent
 
 @dataclass(frozen=True)
 class Settings:
+    """What the engine reads of a project: made from its mkdocs.yml by livenumbers/project.py
+    (`project.settings`), for the plugin, a site's hooks and every command alike."""
     docs_dir: Path
     lock: Path
     cache_dir: Path
@@ -40,29 +47,27 @@ class Settings:
     languages: i18n.Languages = i18n.Languages()   # the editions, the default first (mkdocs-static-i18n)
     translations: Path | None = None  # the folder of the site's catalogues (fr.yml): its tables' and charts' words
     registered: registration.Declared | None = None   # the settings blocks fixed in advance (the `registered:` option)
+    config_file: Path | None = None   # the project's mkdocs.yml
+    exclude: tuple[str, ...] = ()     # pages the engine leaves alone (fnmatch patterns, from docs/)
+    templated_after: bool = False     # another plugin (mkdocs-macros) renders the pages' templates after the engine
 
-    @classmethod
-    def at(cls, root: Path, source: Source, docs_dir: str = "docs", lock_file: str = LOCK_FILE,
-           bibliography: str = REFERENCES_FILE, translations: str = TRANSLATIONS,
-           languages: i18n.Languages | None = None, registered: dict | None = None) -> "Settings":
-        """The project's layout under `root`. The cache folder is `.cache`, or the folder
-        named by LIVE_NUMBERS_CACHE (the tests' own, say): an environment variable, so the
-        notebook's kernel, started by the build, finds the same one. The languages and the
-        registered blocks are those of `root`'s mkdocs.yml, unless given."""
-        docs = (root / docs_dir).resolve()
-        cache_dir = root / os.environ.get("LIVE_NUMBERS_CACHE", ".cache")
-        config_file = Path(root) / "mkdocs.yml"
-        raw = config.read(config_file) if None in (languages, registered) and config_file.is_file() else {}
-        languages = i18n.languages_of(raw) if languages is None else languages
-        registered = config.options(raw).get("registered") if registered is None else registered
-        return cls(docs, docs / lock_file, cache_dir.resolve(), source, docs / bibliography, languages,
-                   docs / translations, registration.declared(registered))
+    @property
+    def root(self) -> Path | None:
+        """The project's folder (its mkdocs.yml's)."""
+        return self.config_file.parent if self.config_file is not None else None
+
+    def pages(self) -> list[str]:
+        """Every page that may cite numbers, relative to docs/, sorted: but those excluded."""
+        return [p for p in pages(self.docs_dir) if not any(fnmatch.fnmatchcase(p, pattern) for pattern in self.exclude)]
 
 
-def site_code(source: Source) -> str:
+def site_code(source: Source, root: Path | None = None) -> str:
     """The version of the code that turns results into pages: the engine's and the
-    source's page-side code (its tables and charts). Pages render again when it changes."""
-    return cache.key(cache.code_digest(ENGINE_CODE), *(cache.code_digest(d) for d in source.code_dirs))
+    source's page-side code (its tables and charts), and the code of the project in folder
+    `root` as this process loaded it (livenumbers/loaded.py: never the disk's, which an
+    edit under `mkdocs serve` may have moved on). Pages render again when it changes."""
+    loaded_code = [loaded.of(root).digest()] if root is not None else []
+    return cache.key(cache.code_digest(ENGINE_CODE), *(cache.code_digest(d) for d in source.code_dirs), *loaded_code)
 
 
 def results_key(settings: Settings) -> str:
@@ -73,20 +78,46 @@ def results_key(settings: Settings) -> str:
 def load_results(settings: Settings, inputs=None) -> tuple[dict, str]:
     """(results, key): from memory, the disk cache, or the source's computation, which
     also writes the files published with them (`files_dir`) as an entry of its own.
-    `inputs`: the source's, if the caller has read them (they are read once per build)."""
+    `inputs`: the source's, if the caller has read them (they are read once per build).
+    If the project's code changed on disk since this process loaded it, the results are
+    computed in a fresh process, which loads the code on disk: results are never cached
+    under a key read off code other than the code that computed them."""
     key = cache.key(settings.source.inputs() if inputs is None else inputs)
     results = cache.load_json(settings.cache_dir, "results", key)
     if results is None or cache.read(settings.cache_dir, "files", key) is None:
-        with progress.watching(f"computing the results of {settings.source.name}", settings.cache_dir):
+        changed = loaded.of(settings.root).changed() if settings.root is not None else []
+        if changed:
+            log.info("the project's code changed on disk since it was loaded (%s): its results are computed "
+                     "in a fresh process", ", ".join(p.name for p in changed))
+            return _computed_afresh(settings)
+        started = time.perf_counter()
+        with progress.watching(f"computing the results of {settings.source.name}", settings.cache_dir) as watch:
             results, files = settings.source.compute()
-        bad = cache.unserialisable(results)
-        if bad:
-            raise config.ConfigError(f"the results of {settings.source.name} hold a value JSON cannot write at {bad}: "
-                                     "make it a number, text, list or dict (NumPy scalars and arrays are converted)")
+        bad = cache.not_json(results)
+        if bad:   # nothing is cached, nothing published
+            raise config.ConfigError(f"the results of {settings.source.name} hold what JSON cannot carry at {bad}")
         cache.write(settings.cache_dir, "files", key, files)
+        here.keep(settings.cache_dir, key, time.perf_counter() - started, dict(watch.spent))
         results = cache.store_json(settings.cache_dir, "results", key, results)
         log.info("results %s (computed)", key[:12])
     return results, key
+
+
+_AFRESH = ("import sys; from pathlib import Path; from livenumbers import gate, project; "
+           "print(gate.load_results(project.settings_at(Path(sys.argv[1])))[1])")
+
+
+def _computed_afresh(settings: Settings) -> tuple[dict, str]:
+    """(results, key) as a new process computes them, into the same cache: its code is the
+    code on disk, and so is the key its source's inputs read."""
+    env = os.environ | {"LIVE_NUMBERS_CACHE": str(settings.cache_dir)}
+    done = subprocess.run([sys.executable, "-c", _AFRESH, str(settings.config_file)], env=env, stdout=subprocess.PIPE,
+                          text=True, cwd=settings.root)
+    if done.returncode != 0:
+        raise config.ConfigError(f"computing the results of {settings.source.name} in a fresh process failed "
+                                 f"(its error is above)")
+    key = done.stdout.strip().splitlines()[-1]
+    return cache.load_json(settings.cache_dir, "results", key), key
 
 
 def files_dir(settings: Settings, key: str) -> Path:
@@ -108,7 +139,7 @@ def load_charts(settings: Settings, results: dict, results_key: str, part: str =
     charts = settings.source.charts
     if charts is None:
         return {}
-    code = site_code(settings.source) if code is None else code
+    code = site_code(settings.source, settings.root) if code is None else code
     key = cache.key("charts", results_key, code, metadata.version("altair"))
     return cache.get_json(settings.cache_dir, "charts", key, lambda: charts.build_all(results))[0][part]
 
@@ -128,20 +159,29 @@ def notebook_cells(path: Path) -> list[tuple[int, str]]:
     ]
 
 
-_RENDERER: dict = {}   # the last renderer, its inputs and the lock it read
+@dataclass
+class Kept:
+    """What one gate run keeps for the next (the plugin's, across `mkdocs serve` rebuilds):
+    the renderer, the inputs it was made for and the lock it read."""
+    inputs: tuple | None = None
+    renderer: Renderer | None = None
+    locked: lock.Lock | None = None
 
 
 @timing.stage("gate")
-def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False) -> Report:
+def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False, kept: Kept | None = None) -> Report:
     """Every page rendered against fresh results and compared with the lock. Every page's
     problems are collected; if any page has one, `PageError` carries them all. With
-    `mark_numbers` (`mkdocs serve` only) cited numbers carry marks for their hover details."""
+    `mark_numbers` (`mkdocs serve` only) cited numbers carry marks for their hover details.
+    `kept`: what the last run kept (its renderer, reused while its inputs stay)."""
+    kept = Kept() if kept is None else kept
     inputs = settings.source.inputs()
-    code = site_code(settings.source)   # read once: every page's and chart's cache key holds it
+    code = site_code(settings.source, settings.root)   # read once: every page's and chart's cache key holds it
     results, key = load_results(settings, inputs)
     charts = load_charts(settings, results, key, code=code) if with_charts else {}
     sources = load_charts(settings, results, key, "sources", code) if with_charts and mark_numbers else {}
-    report = Report(results=results, results_key=key, charts=charts, provenance=inputs,
+    # As the lock will hold it (JSON: a tuple is a list), so that "what changed" is what changed.
+    report = Report(results=results, results_key=key, charts=charts, provenance=json.loads(json.dumps(inputs, default=str)),
                     margin_floor=float(settings.source.margin_floor(results)))
 
     def chart_spec(chart_id: str) -> dict:
@@ -153,30 +193,31 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     lock_digest = cache.key(_text(settings.lock))
     catalogue = i18n.Catalogue.read(settings.translations, settings.languages)
     words = [catalogue.text(lang) for lang in settings.languages.others]
+    timings = here.read(settings.cache_dir, key)
     report.inputs_key = cache.key(key, lock_digest, cache.key(_text(settings.bibliography)), settings.languages.codes, words,
-                                  settings.registered)
+                                  settings.registered, settings.templated_after, timings)
     # One renderer while the results, the lock and the bibliography stay (`mkdocs serve`
     # renders a saved page again with the one before: its tables and charts are reused).
     # (The source's class, not the object: `mkdocs serve` makes a new one on each save.)
     same = (report.inputs_key, id(results), type(settings.source), code, with_charts, mark_numbers,
             settings.lock, settings.bibliography)
-    if _RENDERER.get("inputs") != same:
+    if kept.inputs != same:
         locked = lock.read(settings.lock)
         blocks = settings.registered.blocks if settings.registered else ()
-        _RENDERER.update(inputs=same, locked=locked,
-                         renderer=Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
-                                           bibliography=Bibliography(settings.bibliography),
-                                           languages=settings.languages, catalogue=catalogue,
-                                           registrations={b: locked.registrations.get(b) for b in blocks},
-                                           history=locked.history))
-    renderer, locked = _RENDERER["renderer"], _RENDERER["locked"]
+        kept.inputs, kept.locked = same, locked
+        kept.renderer = Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
+                                 bibliography=Bibliography(settings.bibliography), languages=settings.languages,
+                                 catalogue=catalogue, registrations={b: locked.registrations.get(b) for b in blocks},
+                                 templated_after=settings.templated_after, timings=timings, history=locked.history)
+    renderer, locked = kept.renderer, kept.locked
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers
     render = _render_memo(settings.cache_dir, report.inputs_key, with_charts, renderer, code)
     build = BuildInfo(settings.docs_dir, settings.lock,   # after the cache: they change with every commit
                       locked.history[-1].date if locked.history else None)
     rendered_all, problems = [], []
-    for page in pages(settings.docs_dir):
+    all_pages = settings.pages()
+    for page in all_pages:
         path = settings.docs_dir / page
         try:
             if page.endswith(".ipynb"):
@@ -192,13 +233,15 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                     rendered_all.append(out)
                 report.notebook_cells[page] = cells
             else:
-                out = render(page, path.read_text(encoding="utf-8"), "", mark_numbers)
+                report.sources[page] = text = path.read_text(encoding="utf-8")
+                out = render(page, text, "", mark_numbers)
                 report.rendered[page] = out.text = build.fill(out.text)
                 report.citations[page] = out.citations
                 rendered_all.append(out)
         except PageError as exc:
             problems += exc.problems
-    problems += editions(settings.languages, rendered_all, pages(settings.docs_dir))
+    problems += [Problem(*p) for p in i18n.editions_agree(settings.languages, rendered_all, all_pages)
+                 + i18n.unbuilt_editions(settings.languages, all_pages)]
     registered_now = registration.read(settings.docs_dir, settings.registered)
     problems += [Problem(*p) for p in registration.unstated(rendered_all, settings.source.registered_keys(results),
                                                             registered_now)]
@@ -210,47 +253,6 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     _compare(report, rendered_all, renderer.numbers, locked, settings.languages)
     report.registrations = registration.check(registered_now, locked.registrations)
     return report
-
-
-def editions(languages: i18n.Languages, rendered: list, all_pages: list[str]) -> list[Problem]:
-    """The editions agree: every page exists in every language, and each language's page
-    cites the same numbers, claims, tables, charts, works and instrument rows as the
-    default's (in any order and number of times: a translation words a sentence its own way)."""
-    if not languages.others:
-        return []
-    problems: list[Problem] = []
-    present = set(all_pages)
-    for page in all_pages:
-        lang, base = languages.of(page), languages.base(page)
-        if lang == languages.default:
-            problems += [Problem(page, 1, f"no {other} edition: {languages.page(page, other)} does not exist "
-                                 f"(every page is in every language)") for other in languages.others
-                         if languages.page(page, other) not in present]
-        elif base not in present:
-            problems.append(Problem(page, 1, f"a {lang} page with no {languages.default} page {base}"))
-    what: dict[str, dict[str, set]] = {}
-    for out in rendered:
-        got = what.setdefault(out.page, {"numbers": set(), "claims": set(), "tables and charts": set(),
-                                         "works": set(), "instrument rows": set()})
-        got["numbers"].update(c.key for c in out.citations)
-        got["claims"].update(c.expr for c in out.claims)
-        got["tables and charts"].update(out.calls)
-        got["works"].update(out.works)
-        got["instrument rows"].update(out.routes)
-    for page, got in sorted(what.items()):
-        base = languages.base(page)
-        if page == base or base not in what:
-            continue
-        for kind, items in got.items():
-            only_here, only_there = sorted(items - what[base][kind]), sorted(what[base][kind] - items)
-            if only_here or only_there:
-                parts = ([f"{page} only: {', '.join(map(str, only_here[:5]))}" + (" ..." if len(only_here) > 5 else "")]
-                         if only_here else []) + \
-                        ([f"{base} only: {', '.join(map(str, only_there[:5]))}" + (" ..." if len(only_there) > 5 else "")]
-                         if only_there else [])
-                problems.append(Problem(page, 1, f"the editions differ: {page} and {base} cite different {kind} "
-                                        f"({'; '.join(parts)})"))
-    return problems
 
 
 def _text(path: Path | None) -> str:
@@ -266,7 +268,6 @@ def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: 
     from dataclasses import astuple
     from importlib import metadata
 
-    from .markup import Rendered
 
     versions = [metadata.version(d) for d in ("jinja2", "markupsafe", "altair", "pybtex")]
     base = cache.key("page", inputs_key, with_charts, versions, code)
@@ -366,18 +367,6 @@ def fragile(report: Report, fresh_numbers, floor: float) -> list[Fragile]:
     return found
 
 
-def steadiness(report: Report, fresh_numbers, floor: float) -> list:
-    """The citations no format prints steadily (livenumbers/printed.py)."""
-    margin_of = getattr(fresh_numbers, "margin", lambda key: None)
-    found = {}
-    for _, c in report.all_citations:
-        if c.key not in found:
-            u = printed.unsteady(c.key, fresh_numbers[c.key], c.requested, margin_of(c.key), floor, sorted(report.cited[c.key]))
-            if u is not None:
-                found[c.key] = u
-    return list(found.values())
-
-
 def undecided(report: Report, fresh_numbers) -> dict[str, list[str]]:
     """Cited discrete numbers (counts, picks, verdicts, words) whose source keeps margins but
     records none for them, nor declares them exact by construction."""
@@ -386,96 +375,3 @@ def undecided(report: Report, fresh_numbers) -> dict[str, list[str]]:
         return {}
     return {key: sorted(pages) for key, pages in report.cited.items()
             if _discrete(fresh_numbers[key]) and not declared(key)}
-
-
-# A number that moved by less than this share of its tolerance keeps its locked value: that
-# is rounding noise (another CPU: ~1e-7 relative). One that moved more is rewritten, so the
-# lock stays what today's code computes and never drifts toward the edge of its tolerance,
-# where the next machine's rounding would tip it over.
-NOISE_SHARE = 0.1
-
-
-def _keeps(old: lock.Locked, new: lock.Locked, noise_share: float) -> bool:
-    """Does the lock keep `old` for a number whose fresh entry is `new`?"""
-    if old.tolerance != new.tolerance or lock.moved(old, new.value):
-        return False
-    if isinstance(old.value, (str, bool)) or isinstance(new.value, (str, bool)):
-        return True   # not moved: the same text, the same yes or no
-    return abs(float(new.value) - float(old.value)) <= noise_share * old.tolerance
-
-
-def accept(settings: Settings, exact: bool = False, reason: dict[str, str] | None = None, local: bool = False,
-           date: str | None = None) -> Accepted:
-    """Rewrite the lock from fresh results. A number that moved by less than NOISE_SHARE of
-    its tolerance keeps its recorded value (a CPU's float noise is not a change); every
-    other change is written, and listed. With `exact`, every value as computed here, noise
-    included, margins too (the machine that writes the lock changed). Nothing is written
-    while a claim fails, a pick is nearer a tie than the floor, a printed text is within
-    rounding of another, a cited discrete number has no margin, or a registered settings
-    block changed with no amendment or is not committed: the lock stays as it was, and what
-    to fix is listed. A change readers see (a printed text, a number added or removed)
-    needs a `reason` ({language: text}), recorded in the lock's history with the date
-    (`date`, default today), unless `local` (a reader's own machine: nothing recorded)."""
-    report = run(settings, with_charts=False)
-    old_lock = lock.read(settings.lock)
-    old = old_lock.numbers
-    floor = report.margin_floor
-    report.fresh = fresh_entries(report.all_citations, report.numbers, floor, steady=True)
-    share = 0.0 if exact else NOISE_SHARE
-    # A kept entry keeps its margin too (it is the writer's); a new one, or one without, takes today's.
-    new = {k: replace(old[k] if (old[k].margin is not None and not exact) or v.margin is None
-                      else replace(old[k], margin=v.margin), printed=v.printed, shown=v.shown)
-           if k in old and _keeps(old[k], v, share) else v for k, v in report.fresh.items()}
-    # A stated tolerance prints the value of record: the one written now.
-    texts = fresh_entries(report.all_citations, report.numbers, floor, steady=True,
-                          recorded={k: v.value for k, v in new.items()})
-    new = {k: replace(v, printed=texts[k].printed) for k, v in new.items()}
-    diff = []
-    number = lambda e: (e.value, e.tolerance)   # what a reader sees; a margin is the lock's note on it
-    for key in sorted(set(old) | set(new)):
-        if key not in new:
-            diff.append(f"- {key}: {old[key].value!r} (no longer cited)")
-        elif key not in old:
-            diff.append(f"+ {key}: {new[key].value!r} (tolerance {new[key].tolerance:g})")
-        elif old[key].value != new[key].value:
-            diff.append(f"~ {key}: {old[key].value!r} -> {new[key].value!r} (tolerance {new[key].tolerance:g})")
-        elif old[key].tolerance != new[key].tolerance:
-            diff.append(f"~ {key}: tolerance {old[key].tolerance:g} -> {new[key].tolerance:g}")
-        for where in sorted(set(old[key].printed) | set(new[key].printed) if key in old and key in new else ()):
-            before, after = old[key].printed.get(where), new[key].printed.get(where)
-            if before != after and before is not None:
-                diff.append(f"~ {key} ({where}): printed {before!r} -> {after!r}" if after is not None
-                            else f"- {key} ({where}): printed {before!r} (no longer cited so)")
-    both = sorted(set(old) & set(new))
-    within = [k for k in both if number(old[k]) != number(new[k]) and not lock.moved(old[k], new[k].value)]
-    noise = [k for k in both if number(old[k]) == number(new[k]) and old[k].value != report.fresh[k].value]
-    noted = [k for k in both if old[k].margin != new[k].margin]
-    texts = sum(len(set(new[k].printed) - set(old[k].printed)) for k in both)
-    if within or noise:
-        diff.append(f"{len(within)} number(s) moved within their tolerance by more than {share:g} of it "
-                    f"and were rewritten (~ above); {len(noise)} moved by less (rounding noise) and kept their locked value")
-    if noted:
-        diff.append(f"{len(noted)} pick margin(s) recorded beside their numbers")
-    if texts:
-        diff.append(f"{texts} printed text(s) recorded beside numbers already locked")
-    registrations, changes, unrecordable = registration.record(
-        registration.read(settings.docs_dir, settings.registered), old_lock.registrations, settings.docs_dir)
-    accepted = Accepted(diff + changes, report.failed_claims, report.fragile,
-                        [u for u in steadiness(report, report.numbers, floor) if u.key not in {f.key for f in report.fragile}],
-                        undecided(report, report.numbers), unrecordable)
-    of_record = sorted((k, a, f) for k, v in new.items() for a, f in v.shown.items()
-                       if k not in old or old[k].shown.get(a) != f)
-    if of_record:
-        accepted.diff.append(f"{len(of_record)} more citation(s) print their value of record, checked on every machine to "
-                             "within their noise, since another machine's rounding could print them otherwise (the "
-                             "lock's 'shown'): " + ", ".join(f"{k} {a} -> {f}" for k, a, f in of_record[:10])
-                             + (" ..." if len(of_record) > 10 else ""))
-    recorded = history.record(old_lock.history, old, new, report.cited, reason, settings.languages.default,
-                              local=local, date=date)
-    accepted.reason = list(recorded.problems)
-    accepted.diff += [recorded.note] if recorded.note and (accepted.diff or reason) else []   # else: "no change"
-    if not accepted.refused:
-        lock.write(settings.lock, new, report.provenance, registrations, recorded.history)
-        cff = citation.follow(settings.docs_dir.parent, recorded.entry.date if recorded.entry else None)
-        accepted.diff += [cff] if cff else []
-    return accepted

@@ -59,8 +59,12 @@ def typeset(text: str, lang: str) -> str:
 
 @dataclass(frozen=True)
 class Languages:
-    """The site's languages, the default first (mkdocs-static-i18n's `languages`)."""
+    """The site's languages, the default first (mkdocs-static-i18n's `languages`), and whether
+    every page must exist in every one of them (`every_page`: false where the plugin falls
+    back to the default language's page, `fallback_to_default`, and the engine's
+    `every_edition` option does not ask for all)."""
     codes: tuple[str, ...] = ("en",)
+    every_page: bool = True
 
     @property
     def default(self) -> str:
@@ -90,14 +94,87 @@ class Languages:
         return f"{head}.{lang}.{ext}"
 
 
-def languages_of(raw_config: dict) -> Languages:
-    """The languages a parsed mkdocs.yml builds with the i18n plugin (default first), or English alone."""
-    for entry in raw_config.get("plugins") or []:
-        if isinstance(entry, dict) and "i18n" in entry:
-            langs = [lang for lang in (entry["i18n"] or {}).get("languages") or [] if lang.get("build", True)]
-            default = [lang["locale"] for lang in langs if lang.get("default")]
-            return Languages(tuple(default + [lang["locale"] for lang in langs if not lang.get("default")]))
-    return Languages()
+def languages_of(mkdocs_config, every_page: bool = False) -> Languages:
+    """The languages a loaded mkdocs.yml builds with mkdocs-static-i18n (default first), or
+    English alone. Every page is in every language if `every_page`, or if the plugin does
+    not fall back to the default language's page where a translation is missing."""
+    plugin = mkdocs_config.plugins.get("i18n")
+    if plugin is None:
+        return Languages()
+    langs = [lang for lang in plugin.config.languages if lang.build]
+    default = [lang.locale for lang in langs if lang.default]
+    return Languages(tuple(default + [lang.locale for lang in langs if not lang.default]),
+                     every_page or not plugin.config.fallback_to_default)
+
+
+def editions_agree(languages: Languages, rendered: list, all_pages: list[str]) -> list[tuple[str, int, str]]:
+    """The editions agree: every page exists in every language, and each language's page
+    cites the same numbers, claims, tables, charts, works and instrument rows as the
+    default's (in any order and number of times: a translation words a sentence its own way)."""
+    if not languages.others:
+        return []
+    problems: list[tuple[str, int, str]] = []
+    present = set(all_pages)
+    for page in all_pages:
+        lang, base = languages.of(page), languages.base(page)
+        if lang == languages.default and languages.every_page:
+            problems += [(page, 1, f"no {other} edition: {languages.page(page, other)} does not exist "
+                                  f"(every page is in every language)") for other in languages.others
+                         if languages.page(page, other) not in present]
+        elif base not in present:
+            problems.append((page, 1, f"a {lang} page with no {languages.default} page {base}"))
+    what: dict[str, dict[str, set]] = {}
+    for out in rendered:
+        got = what.setdefault(out.page, {"numbers": set(), "claims": set(), "tables and charts": set(),
+                                         "works": set(), "instrument rows": set()})
+        got["numbers"].update(c.key for c in out.citations)
+        got["claims"].update(c.expr for c in out.claims)
+        got["tables and charts"].update(out.calls)
+        got["works"].update(out.works)
+        got["instrument rows"].update(out.routes)
+    for page, got in sorted(what.items()):
+        base = languages.base(page)
+        if page == base or base not in what:
+            continue
+        for kind, items in got.items():
+            only_here, only_there = sorted(items - what[base][kind]), sorted(what[base][kind] - items)
+            if only_here or only_there:
+                parts = ([f"{page} only: {', '.join(map(str, only_here[:5]))}" + (" ..." if len(only_here) > 5 else "")]
+                         if only_here else []) + \
+                        ([f"{base} only: {', '.join(map(str, only_there[:5]))}" + (" ..." if len(only_there) > 5 else "")]
+                         if only_there else [])
+                problems.append((page, 1, f"the editions differ: {page} and {base} cite different {kind} "
+                                 f"({'; '.join(parts)})"))
+    return problems
+
+
+
+
+def unbuilt_editions(languages: Languages, all_pages: list[str]) -> list[tuple[str, int, str]]:
+    """Pages named for a language no plugin builds (`index.fr.md` with no mkdocs-static-i18n,
+    or with no `fr` among its languages): MkDocs would publish each as a page of its own in the
+    default language, a French text under an English page's address."""
+    problems = []
+    for page in all_pages:
+        stem = page.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        code = stem.rsplit(".", 1)[-1] if "." in stem else ""
+        if code and code not in languages.codes and (name := _language_name(code)):
+            problems.append((page, 1, f"a page in {name} ({code}), but no edition in {code} is built: list "
+                                      f"mkdocs-static-i18n under `plugins:` with `{code}` among its languages "
+                                      f"(pip install 'livenumbers[i18n]'; the guide's \"A French edition\")"))
+    return problems
+
+
+def _language_name(code: str) -> str | None:
+    """"fr" -> "French"; None if `code` names no language Babel knows."""
+    from babel import Locale, UnknownLocaleError
+
+    if not (code.isalpha() and code.islower() and len(code) in (2, 3)):
+        return None
+    try:
+        return Locale.parse(code).get_display_name("en")
+    except (UnknownLocaleError, ValueError):
+        return None
 
 
 @functools.lru_cache(maxsize=4096)   # asked for every citation of every page, on every build
@@ -210,6 +287,7 @@ class Catalogue:
 # words are data on an axis, and stay as they are.
 _SPEC_WORDS = ("title", "description", "subtitle")
 _LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "strokeDash", "opacity", "size", "row", "column", "facet")
+_TITLED_CHANNELS = ("x", "y", "theta", "radius", *_LEGEND_CHANNELS)   # an axis's or legend's title, a field's name by default
 
 
 def number_locale(lang: str) -> dict:
@@ -258,6 +336,25 @@ def _titled(field):
     return {"title": field["field"], **field} if isinstance(field, dict) and isinstance(field.get("field"), str) else field
 
 
+def _axes_titled(node, titled: frozenset = frozenset()):
+    """The spec with each axis's and legend's title written out where Vega-Lite would take it
+    from a field's name ("score"), so that it is translated as any title is: unless a layer
+    beside it titles the same channel (Vega-Lite then shows that title alone)."""
+    if isinstance(node, list):
+        return [_axes_titled(v, titled) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if isinstance(node.get("layer"), list):
+        titled = titled | {channel for layer in node["layer"] if isinstance(layer, dict)
+                           for channel, enc in (layer.get("encoding") or {}).items()
+                           if isinstance(enc, dict) and "title" in enc}
+    out = {k: _axes_titled(v, titled) for k, v in node.items()}
+    if isinstance(node.get("encoding"), dict):
+        out["encoding"] = {channel: _titled(enc) if channel in _TITLED_CHANNELS and channel not in titled else enc
+                           for channel, enc in out["encoding"].items()}
+    return out
+
+
 def localized_spec(spec: dict, lang: str, catalogue: Catalogue, problem) -> dict:
     """A chart's spec in `lang`: its titles and its legends' categories from the catalogue
     (a missing one is `problem`'s), its numbers in the language's format."""
@@ -297,7 +394,7 @@ def localized_spec(spec: dict, lang: str, catalogue: Catalogue, problem) -> dict
             return [values(v) for v in node]
         return node
 
-    out = values(walk({k: v for k, v in spec.items() if k != "datasets"}))
+    out = values(walk(_axes_titled({k: v for k, v in spec.items() if k != "datasets"})))
     if "datasets" in spec:
         out["datasets"] = {name: [{f: words(v) if f in phrases and isinstance(v, str) else v for f, v in row.items()}
                                   if isinstance(row, dict) else row for row in rows]

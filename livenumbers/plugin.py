@@ -3,47 +3,26 @@
     plugins:
       - live-numbers:
           source: my_writeup.numbers:make_source   # callable(docs_dir, options) -> Source
-          lock: numbers.lock.json                  # in docs/ (the default)
-          bibliography: references.bib             # in docs/ (the default): the works pages cite
           options: {data: results.csv}             # handed to the callable
-          registered: {file: study.yml, blocks: [calibration]}   # settings fixed in advance (optional)
 
-The same handlers as a site's build hooks (livenumbers/events.py); the entry point is in
-pyproject.toml. MkDocs keeps one plugin object across `mkdocs serve` rebuilds.
+and the other options of livenumbers/config.py (`config.Options`). The same handlers as a
+site's build hooks (livenumbers/events.py); the entry point is in pyproject.toml. MkDocs
+keeps one plugin object across `mkdocs serve` rebuilds, and with it the engine's state.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from mkdocs.config import base
-from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 
-from . import config, editions, gate
+from . import project
+from .config import Options
+from .editions import Editions
 from .events import Events
-from .references import REFERENCES_FILE
 
 
-class LiveNumbersConfig(base.Config):
-    source = c.Type(str)                              # module:callable(docs_dir, options) -> Source
-    lock = c.Type(str, default=config.LOCK_FILE)
-    bibliography = c.Type(str, default=REFERENCES_FILE)   # BibTeX, in docs/; cite("key") names its entries
-    translations = c.Type(str, default=config.TRANSLATIONS)   # in docs/: fr.yml etc., the tables' and charts' words
-    options = c.Type(dict, default={})
-    registered = c.Type(dict, default={})   # {file, blocks}: settings blocks fixed in advance (registration.py)
-
-
-class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
+class LiveNumbersPlugin(BasePlugin[Options]):
     def __init__(self):
-        self.events = Events(self._settings)
-
-    def _settings(self, mkdocs_config) -> gate.Settings:
-        docs = Path(mkdocs_config.docs_dir)
-        source = config.load_source(self.config.source, docs, dict(self.config.options),
-                                    Path(mkdocs_config.config_file_path).parent)
-        return gate.Settings.at(Path(mkdocs_config.config_file_path).parent, source, docs_dir=str(docs),
-                                lock_file=self.config.lock, bibliography=self.config.bibliography,
-                                translations=self.config.translations, registered=self.config.registered)
+        self.events = Events(project.settings)
+        self.editions = Editions()
 
     def on_startup(self, *, command, dirty):
         self.events.on_startup(command, dirty)
@@ -53,7 +32,7 @@ class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
 
     @event_priority(-110)   # after mkdocs-static-i18n's: each edition its own site (livenumbers/editions.py)
     def _on_config_editions(self, config):
-        return editions.on_config(config)
+        return self.editions.on_config(config)
 
     on_config = CombinedEvent(_on_config, _on_config_editions)
 
@@ -74,24 +53,25 @@ class LiveNumbersPlugin(BasePlugin[LiveNumbersConfig]):
     def on_pre_page(self, page, *, config, files):
         return self.events.on_pre_page(page, config, files)
 
+    @event_priority(60)   # before other plugins that render Jinja (mkdocs-macros), wherever it is listed
     def on_page_markdown(self, markdown, *, page, config, files):
         return self.events.on_page_markdown(markdown, page, config, files)
 
     def on_page_content(self, html, *, page, config, files):
-        return editions.on_page_content(self.events.on_page_content(html, page, config, files), page, config, files)
+        return self.editions.on_page_content(self.events.on_page_content(html, page, config, files), page, config, files)
 
     def on_post_page(self, output, *, page, config):
-        return editions.on_post_page(self.events.on_post_page(output, page, config), page, config)
+        return self.editions.on_post_page(self.events.on_post_page(output, page, config), page, config)
 
     def on_post_template(self, output, *, template_name, config):
-        return editions.on_post_template(output, template_name, config)
+        return self.editions.on_post_template(output, template_name, config)
 
     def _on_post_build(self, *, config):
         self.events.on_post_build(config)
 
     @event_priority(-110)   # after mkdocs-static-i18n's, which builds the other editions
     def _on_post_build_editions(self, *, config):
-        editions.on_post_build(config)
+        self.editions.on_post_build(config)
 
     on_post_build = CombinedEvent(_on_post_build, _on_post_build_editions)
 

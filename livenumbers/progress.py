@@ -49,6 +49,10 @@ class Watch:
         self._lock = threading.Lock()
 
     def _relative(self, path: str) -> str | None:
+        """`path` below the watch's own stage ("" for a loop counted at the watch's level, no
+        stage of its own around it), or None if it is not under the watch."""
+        if path == self.base:
+            return ""
         if not self.base:
             return path
         return path[len(self.base) + 1:] if path.startswith(self.base + "/") else None
@@ -95,15 +99,16 @@ class Watch:
             if total > 0:
                 pace = (now - self.t0) / done if done > 0.05 * total else 1.0   # this machine against the last run's
                 return f"about {_clock(max(total - done, 0.0) * pace)} left"
+        open_since.setdefault("", self.t0)   # a loop at the watch's own level began with it
         counted = [(p, d, t) for p, (d, t) in self.counts.items() if d > 0 and p in open_since]
         if counted:   # the outermost loop under way (the most of the work it can see): its own rate
-            stage, done, total = min(counted, key=lambda c: c[0].count("/"))
+            stage, done, total = min(counted, key=lambda c: (c[0] != "", c[0].count("/")))
             rate = (now - open_since[stage]) / done
-            return f"{stage.rsplit('/', 1)[-1]} about {_clock((total - done) * rate)} left"
+            return f"{stage.rsplit('/', 1)[-1] + ' ' if stage else ''}about {_clock((total - done) * rate)} left"
         return ""
 
     def line(self) -> str:
-        """"what: stage (done of total) / stage ... · time spent · time left"."""
+        """"what (done of total): stage (done of total) / stage ... · time spent · time left"."""
         now = time.monotonic()
         with self._lock:
             here = self.open[-1][0].split("/") if self.open else []
@@ -112,7 +117,9 @@ class Watch:
                 count = self.counts.get("/".join(here[:depth]))
                 names.append(name + (f" ({count[0]} of {count[1]})" if count else ""))
             left = self.time_left(now)
-        head = f"{self.what}: {' / '.join(names)}" if names else self.what
+        own = self.counts.get("")   # a loop counted with no stage of its own: the watch's
+        what = self.what + (f" ({own[0]} of {own[1]})" if own else "")
+        head = f"{what}: {' / '.join(names)}" if names else what
         return " · ".join([head, f"{_clock(now - self.t0)} spent"] + ([left] if left else []))
 
     def say(self) -> None:

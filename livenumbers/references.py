@@ -208,3 +208,39 @@ class Bibliography:
         labels = sorted({k: self.labels[k] for k in keys}.values(), key=lambda w: w.order)
         items = "\n".join(f'<li id="{html.escape(w.anchor)}">{self.entry_html(w.key, glue, lang)}</li>' for w in labels)
         return f'## {title}\n\n<ul class="references">\n{items}\n</ul>\n'
+
+
+class CitingWorks:
+    """`cite()`, `citet()` and `bibliography()` on a page: a mixin of the page renderer
+    (livenumbers/markup.py), which records the works each page cites."""
+
+    bibliography: Bibliography
+    _references_title: str | None   # bibliography(title=...) on the page being rendered
+
+    def _labels(self, keys: tuple[str, ...]) -> list[Label]:
+        if not keys:
+            raise NumberError("a citation names no work: cite(\"key\"), or several keys")
+        labels = [self.bibliography.label(k) for k in keys]
+        self._rendered.works += [w.key for w in labels]
+        return labels
+
+    def _cite(self, *keys: str) -> str:
+        return self.bibliography.cite(self._labels(keys), self.words("and"), self.punctuation("; "))
+
+    def _citet(self, *keys: str) -> str:
+        return self.bibliography.citet(self._labels(keys), self.words("and"))
+
+    def _references_here(self, title: str | None = None) -> str:
+        self._references_title = title
+        return PLACE
+
+    def _with_references(self, text: str) -> str:
+        """The page's reference list where `bibliography()` was called, else at its end."""
+        keys = list(dict.fromkeys(self._rendered.works))
+        title = self._references_title or self.words("References")
+        words = None if self.language == self.languages.default else lambda w: self.catalogue.words(w, self.language) or w
+        lang = None if self.language == self.languages.default else self.language
+        listing = self.bibliography.listing(keys, title, words, lang) if keys else ""
+        if PLACE in text:
+            return text.replace(PLACE, listing)
+        return text.rstrip("\n") + "\n\n" + listing if listing else text

@@ -13,7 +13,6 @@ reader unrendered: the failure a builder that ignores hooks and plugins produces
 """
 from __future__ import annotations
 
-import dataclasses
 import html.parser
 import logging
 import re
@@ -22,10 +21,9 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
-from . import config, gate, i18n, notebook, published
+from . import config, gate, notebook, published
 from .errors import UserError
 from .markup import FUNCTIONS
-from .references import REFERENCES_FILE
 
 log = logging.getLogger("mkdocs.plugins.live_numbers.render")
 
@@ -34,26 +32,6 @@ MARKER = "RENDERED.md"   # in OUT: says what wrote the tree; a folder without it
 
 class RenderError(UserError, RuntimeError):
     """Nothing was written: the gate failed, or OUT is not a folder `render` may replace."""
-
-
-# -- the project's settings, from its mkdocs.yml ------------------------------------------------
-
-def project_settings(config_file: Path, cache_dir: Path | None = None, source=None) -> gate.Settings:
-    """The gate's settings as the engine reads them from `config_file` (mkdocs.yml), with
-    its source (made from the options' `source:` unless one is given); the cache folder is
-    `cache_dir` if given (else as `gate.Settings.at` finds it)."""
-    raw = config.read(config_file)
-    opts = config.options(raw)
-    docs_dir = raw.get("docs_dir", "docs")
-    if source is None:
-        if "source" not in opts:
-            raise RenderError(f"{config_file}: the live-numbers options name no `source:` (module:callable)")
-        source = config.load_source(opts["source"], (config_file.parent / docs_dir).resolve(), opts, config_file.parent)
-    settings = gate.Settings.at(config_file.parent, source, docs_dir=docs_dir, lock_file=opts.get("lock", config.LOCK_FILE),
-                                bibliography=opts.get("bibliography", REFERENCES_FILE),
-                                translations=opts.get("translations", config.TRANSLATIONS),
-                                languages=i18n.languages_of(raw), registered=opts.get("registered", {}))
-    return settings if cache_dir is None else dataclasses.replace(settings, cache_dir=cache_dir.resolve())
 
 
 # -- what the engine adds ---------------------------------------------------------------------------
@@ -109,16 +87,17 @@ def plain_config(raw: dict, charts: bool = False) -> str:
 
 # -- the whole tree ------------------------------------------------------------------------------
 
-def write_tree(config_file: Path, out: Path, cache_dir: Path | None = None, source=None) -> gate.Report:
-    """Write the rendered project into `out` (replacing a tree an earlier render wrote).
-    Runs the gate first; if a number drifted or a claim failed, raises `RenderError` with
-    the build's message and writes nothing. The tree is written in a temporary folder
-    beside `out` and renamed into place, so `out` is the old tree or the new one."""
+def write_tree(settings: gate.Settings, out: Path) -> gate.Report:
+    """Write the rendered project (`settings`, livenumbers/project.py) into `out` (replacing
+    a tree an earlier render wrote). Runs the gate first; if a number drifted or a claim
+    failed, raises `RenderError` with the build's message and writes nothing. The tree is
+    written in a temporary folder beside `out` and renamed into place, so `out` is the old
+    tree or the new one."""
     out = out.resolve()
     if out.exists() and not (out / MARKER).is_file() and any(out.iterdir()):
         raise RenderError(f"{out}: exists and was not written by `render`; "
                           "remove it or choose another folder")
-    settings = project_settings(config_file, cache_dir, source)
+    config_file = settings.config_file
     yml = plain_config(config.read(config_file), charts=settings.source.charts is not None)
     report = gate.run(settings)
     if not report.ok:

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import lock, registration
 from .history import REASON_LIMIT
-from .markup import Citation, Claim
+from .rendered import Citation, Claim
 from .printed import Unsteady
 
 
@@ -49,6 +49,7 @@ class Report:
     charts: dict[str, dict]
     inputs_key: str = ""                                      # results, lock and bibliography: what every page reads
     rendered: dict[str, str] = field(default_factory=dict)                  # page -> text
+    sources: dict[str, str] = field(default_factory=dict)                   # page -> its file's text, as the gate read it
     notebook_cells: dict[str, dict[int, str]] = field(default_factory=dict)  # page -> cell -> text
     citations: dict[str, list[Citation]] = field(default_factory=dict)      # page -> its citations, in order
     all_citations: list[tuple[str, Citation]] = field(default_factory=list)  # (language, citation), every page's
@@ -206,6 +207,7 @@ class Accepted:
     undecided: dict[str, list[str]] = field(default_factory=dict)
     registrations: list[str] = field(default_factory=list)   # a registered block edited silently, or not committed
     reason: list[str] = field(default_factory=list)   # a change readers see, with no reason (or a bad one) for it
+    notes: list[str] = field(default_factory=list)   # said, refusing nothing (digits beyond an interval)
 
     @property
     def refused(self) -> bool:
@@ -214,8 +216,9 @@ class Accepted:
 
     @property
     def text(self) -> str:
+        notes = [f"note: {n}" for n in self.notes]
         if not self.refused:
-            return "\n".join(self.diff) if self.diff else "no change"
+            return "\n".join((self.diff or ["no change"]) + notes)
         lines = ["the lock was not written (it is unchanged): fix these first, then accept again"]
         lines += fragile_text(self.fragile) + unsteady_text(self.unsteady) + undecided_text(self.undecided)
         if self.registrations:
@@ -234,16 +237,19 @@ class Accepted:
         if self.diff:
             lines.append("what accept would have written:")
             lines += [f"  {line}" for line in self.diff]
-        return "\n".join(lines)
+        return "\n".join(lines + notes)
 
 
 def published_text(report: Report) -> dict[str, str]:
     """What a reader reads of each page the gate rendered: its text with every chart's data
-    left out (a drawing's coordinates are not text; its caption and text alternative stay).
+    left out (a drawing's coordinates are not text; its caption and text alternative stay),
+    and every number measured here (it varies by run and machine).
     Notebooks: their markdown cells, in order."""
     import re
 
-    strip = lambda text: re.sub(r' data-spec="[^"]*"', "", text)
+    # A number measured here (livenumbers/here.py) is this run's, not the text's: left out.
+    strip = lambda text: re.sub(r'<span class="measured-here" data-measured-here="[^"]*">.*?</span>', "",
+                                re.sub(r' data-spec="[^"]*"', "", text))
     pages = {page: strip(text) for page, text in report.rendered.items()}
     pages |= {page: "\n\n".join(strip(cells[i]) for i in sorted(cells)) for page, cells in report.notebook_cells.items()}
     return pages

@@ -22,6 +22,8 @@ of what the numbers mean. A write-up subclasses `Source` and hands it over:
                           keys are read under: a page citing one of a block with
                           amendments must state them (livenumbers/registration.py)
     interval_level(results)   the confidence level `ci()` prints (default 0.95)
+    measured_here(timings)    numbers measured where the results were computed (their time,
+                          a stage's): cited by measured(), never locked (livenumbers/here.py)
     margin_floor(results)     how near a tie a cited decision (a pick, a count, a verdict)
                           may come before the gate calls it fragile: the results' numerical
                           noise, by the source's measure (default 0: no floor)
@@ -73,6 +75,11 @@ class Source:
     def interval_level(self, results: dict) -> float:
         """The confidence level of the intervals `ci()` prints ("95% CI", "IC à 95 %")."""
         return 0.95
+
+    def measured_here(self, timings: dict) -> dict[str, float]:
+        """Numbers measured where the results were computed, for `measured(key, fmt)`: from
+        `timings` ({"seconds", "stages": {stage path: seconds}, "machine"}: livenumbers/here.py)."""
+        return {"results.seconds": timings["seconds"]}
 
     def margin_floor(self, results: dict) -> float:
         """The margin a published decision must clear: a cited pick whose margin (the

@@ -102,10 +102,12 @@ def cmd_measure_large(args) -> int:
     return 0
 
 
-def _settings():
-    from .site.source import study_settings
+def _settings(args):
+    """The engine's settings as mkdocs.yml (--config) gives them, as the build reads them."""
+    from livenumbers import project
+    from livenumbers.__main__ import CONFIG
 
-    return study_settings(Path.cwd())  # the project's layout: docs/, docs/study.yml, docs/numbers.lock.json, .cache/
+    return project.settings_at(getattr(args, "config", CONFIG))
 
 
 def cmd_engine(args) -> int:
@@ -122,14 +124,16 @@ def cmd_engine(args) -> int:
     perturbation, here = getattr(args, "perturb", None), getattr(args, "same_text_as", None)
     if here is not None and not here.is_dir():
         raise UserError(f"--same-text-as {here}: no such folder (it holds this machine's results: make site first)")
+    settings = _settings(args)
     if perturbation is not None:
         scale, _, seed = perturbation.partition(":")
-        os.environ[perturb.ENV] = f"{scale or _study_nudge(args.study)}:{seed or 0}"   # read by the measurement, and part of its cache key
+        nudge = scale or _study_nudge(settings.source.study)   # the study mkdocs.yml names, as the build reads it
+        os.environ[perturb.ENV] = f"{nudge}:{seed or 0}"   # read by the measurement, and part of its cache key
         print(f"numbers gate on another machine, simulated: {perturb.describe_env()}")
-    status = run_command(args, _settings())
+    status = run_command(args, settings)
     if status or (perturbation is None and here is None):
         return status
-    return same_text_as_this_machine(here)
+    return same_text_as_this_machine(args, here)
 
 
 def _study_nudge(study: Path) -> float:
@@ -139,7 +143,7 @@ def _study_nudge(study: Path) -> float:
     return study_mod.load(study).simulated_machine.nudge
 
 
-def same_text_as_this_machine(cache: Path | None = None) -> int:
+def same_text_as_this_machine(args, cache: Path | None = None) -> int:
     """After another machine's gate: every page, both editions, must read exactly as this
     machine's build reads it: its results from `cache` (another kernel path's run keeps its
     own), or, under a simulated machine, from this project's cache (measured here if missing).
@@ -151,11 +155,11 @@ def same_text_as_this_machine(cache: Path | None = None) -> int:
 
     from . import perturb
 
-    other = published_text(gate.run(_settings(), with_charts=True))
+    other = published_text(gate.run(_settings(args), with_charts=True))
     os.environ.pop(perturb.ENV, None)
     if cache is not None:
         os.environ["LIVE_NUMBERS_CACHE"] = str(cache.resolve())
-    here = published_text(gate.run(_settings(), with_charts=True))
+    here = published_text(gate.run(_settings(args), with_charts=True))
     differences = text_differences(here, other)
     if differences:
         print(f"another machine publishes other text than this one on "
@@ -167,12 +171,15 @@ def same_text_as_this_machine(cache: Path | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from livenumbers.__main__ import add_commands
+    from livenumbers.__main__ import add_commands, add_config
 
     from .errors import UserError
 
     parser = argparse.ArgumentParser(prog="python -m model", description=__doc__.split("\n")[0])
-    parser.add_argument("--study", default=DEFAULT_STUDY, type=Path, help="study file (default docs/study.yml)")
+    parser.add_argument("--study", default=DEFAULT_STUDY, type=Path,
+                        help="study file for measure and measure-large (default docs/study.yml); the site's "
+                             "commands read mkdocs.yml's (--config)")
+    add_config(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure", help="measure the instrument's rows on your own sentences")
     m.add_argument("--sentences", type=Path, help="one sentence a line, UTF-8")
@@ -199,7 +206,6 @@ def main(argv: list[str] | None = None) -> int:
                                            "in CACHE (this machine's, for a run on another kernel path)")
     for name in ("check", "accept", "numbers", "render", "backfill"):
         sub.choices[name].set_defaults(run=cmd_engine)
-    sub.choices["render"].add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the project's mkdocs.yml")
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -15,7 +15,7 @@ import pytest
 from conftest import output, run, serve
 from livenumbers import finder, gate
 from model.site.source import study_settings
-from livenumbers.markup import MARK_CLOSE, MARK_OPEN
+from livenumbers.marks import MARK_CLOSE, MARK_OPEN
 
 LOCK = Path("docs") / "numbers.lock.json"
 KEY = "l6.alpha.median_sink"

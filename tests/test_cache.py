@@ -8,6 +8,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from livenumbers import cache
@@ -177,5 +178,16 @@ def test_results_with_numpy_values_are_written_and_anything_else_is_named(tmp_pa
 
     back = cache.store_json(tmp_path, "results", "k", {"n": np.int64(3), "share": np.float32(0.5), "rows": np.arange(2)})
     assert back == {"n": 3, "share": 0.5, "rows": [0, 1]}
-    assert cache.unserialisable({"models": {"l6": {"rows": [1, {2, 3}]}}}) == "models.l6.rows[1]"
-    assert cache.unserialisable({"ok": [np.int64(1), "x", None]}) is None
+    assert cache.not_json({"models": {"l6": {"rows": [1, {2, 3}]}}}).startswith("models.l6.rows[1] (a set: ")
+    assert cache.not_json({"ok": [np.int64(1), "x", None]}) is None
+
+
+@pytest.mark.parametrize("payload, found", [
+    ({"a": {"b": [1.0, float("nan")]}}, "a.b[1] (nan: JSON has no NaN or infinity"),
+    ({"a": float("-inf")}, "a (-inf: JSON has no NaN or infinity"),
+    ({"a": np.array([1.0, np.inf])}, "a[1] (inf: JSON has no NaN or infinity"),
+    ({"a": {3: "x"}}, "a.3 (a key of type int, 3: JSON's keys are text"),
+    ({"a": {("x", 1): "y"}}, "a.('x', 1) (a key of type tuple, ('x', 1): JSON's keys are text"),
+])
+def test_what_json_cannot_carry_is_named_with_its_path(payload, found):
+    assert cache.not_json(payload).startswith(found)

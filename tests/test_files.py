@@ -17,7 +17,7 @@ class Killed(BaseException):
 def _fail_before_rename(monkeypatch):
     def replace(src, dst):
         raise Killed("interrupted before the rename")
-    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=os.fdopen, replace=replace))
+    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=os.fdopen, replace=replace, chmod=os.chmod, umask=os.umask))
 
 
 def _fail_mid_write(monkeypatch):
@@ -37,7 +37,7 @@ def _fail_mid_write(monkeypatch):
             raise Killed("interrupted half-way through the write")
 
     monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=lambda *a, **k: HalfWriter(os.fdopen(*a, **k)),
-                                                    replace=os.replace))
+                                                    replace=os.replace, chmod=os.chmod, umask=os.umask))
 
 
 def test_a_file_is_written_whole(tmp_path):

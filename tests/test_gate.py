@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT, use_small_corpus
 from model import results as results_mod
-from livenumbers import cache, files, gate, lock, printed
+from livenumbers import accepting, cache, files, gate, lock, printed
 from model.site.source import study_settings
 from livenumbers.markup import PageError
 
@@ -55,15 +55,15 @@ def test_the_small_site_passes_the_gate(project):
     assert "sink_distribution/l6" in report.charts
 
 
-def test_settings_find_the_cache_named_by_the_environment(tmp_path, monkeypatch):
+def test_settings_find_the_cache_named_by_the_environment(project, tmp_path, monkeypatch):
     monkeypatch.setenv("LIVE_NUMBERS_CACHE", str(tmp_path / "elsewhere"))
-    assert study_settings(ROOT).cache_dir == tmp_path / "elsewhere"
+    assert study_settings(project).cache_dir == tmp_path / "elsewhere"
     monkeypatch.setenv("LIVE_NUMBERS_CACHE", "relative")
-    assert study_settings(tmp_path).cache_dir == tmp_path / "relative"
+    assert study_settings(project).cache_dir == project / "relative"
     monkeypatch.delenv("LIVE_NUMBERS_CACHE")
-    s = study_settings(tmp_path)
-    assert (s.cache_dir, s.source.study, s.lock) == (tmp_path / ".cache", tmp_path / "docs" / "study.yml",
-                                              tmp_path / "docs" / "numbers.lock.json")
+    s = study_settings(project)
+    assert (s.cache_dir, s.source.study, s.lock) == (project / ".cache", project / "docs" / "study.yml",
+                                              project / "docs" / "numbers.lock.json")
 
 
 # -- what fails the gate ----------------------------------------------------------------------------
@@ -98,7 +98,7 @@ def test_a_word_picked_nearer_a_tie_than_the_floor_fails_with_its_margin(project
     report = gate.run(settings(project))
     assert not report.ok and [(f.key, f.margin) for f in report.fragile] == [(key, 1e-9)]
     assert f"  {key}: margin 1e-09 < 5e-05; cited by index.md" in report.message(settings(project).lock)
-    assert gate.accept(settings(project)).refused
+    assert accepting.accept(settings(project)).refused
 
 
 def test_accept_records_each_picks_margin(project):
@@ -213,7 +213,7 @@ def test_accept_rewrites_what_moved_and_keeps_rounding_noise(project):
                                          d["numbers"][noise].update(value=d["numbers"][noise]["value"] + 0.00002),
                                          d["numbers"].pop(f"{KEY}_lo"),
                                          d["numbers"].update({"l6.rollout.n_rows": {"value": 1, "tolerance": 0}})))
-    diff = gate.accept(settings(project), local=True).text.splitlines()   # a number added and one removed: no reason asked
+    diff = accepting.accept(settings(project), local=True).text.splitlines()   # a number added and one removed: no reason asked
     assert [line.split(":")[0] for line in diff] == [f"~ {KEY}", f"+ {KEY}_lo", f"~ {within}", "- l6.rollout.n_rows",
                                                      "1 number(s) moved within their tolerance by more than 0.1 of it and were rewritten (~ above); 1 moved by less (rounding noise) and kept their locked value",
                                                      "--local"]
@@ -222,14 +222,14 @@ def test_accept_rewrites_what_moved_and_keeps_rounding_noise(project):
     assert after.numbers[noise].value == data["numbers"][noise]["value"]      # noise: the recorded value stays
     assert after.numbers[within].value != data["numbers"][within]["value"]    # a real move, within tolerance: rewritten
     assert gate.run(settings(project)).ok
-    assert gate.accept(settings(project)).text.startswith("0 number(s) moved within their tolerance")
+    assert accepting.accept(settings(project)).text.startswith("0 number(s) moved within their tolerance")
 
 
 def test_accept_writes_nothing_while_a_claim_fails_and_names_the_values_it_read(project):
     line = append(project, "index.md", '{{ claim("l6.alpha.median_sink > 0.99 and l6.n_layers == 6") }}'
                   '{{ num("l6.n_layers", "ord") }}')   # a new citation too: accept would have a change to write
     before = settings(project).lock.read_bytes()
-    accepted = gate.accept(settings(project))
+    accepted = accepting.accept(settings(project))
     (claim,) = accepted.failed_claims
     value = gate.run(settings(project), with_charts=False).numbers["l6.alpha.median_sink"]
     assert accepted.refused and settings(project).lock.read_bytes() == before
@@ -259,7 +259,7 @@ def test_a_cited_count_over_floats_with_no_margin_fails_the_gate_naming_it(proje
     assert report.undecided == {"l6.alpha.rows_above_third": ["index.md"]} and not report.ok
     assert "  no margin for l6.alpha.rows_above_third; cited by index.md" in report.message(settings(project).lock)
     before = settings(project).lock.read_bytes()
-    assert gate.accept(settings(project)).refused and settings(project).lock.read_bytes() == before
+    assert accepting.accept(settings(project)).refused and settings(project).lock.read_bytes() == before
 
 
 def test_a_changed_printed_text_fails_like_a_moved_number(project):
@@ -285,7 +285,7 @@ def test_a_number_another_machine_could_print_otherwise_prints_its_value_of_reco
     digits = next(d for d in range(3, 16) if printed.edge_distance(value, f"fixed:{d}") < floor * abs(value))
     fmt = f"fixed:{digits}"
     append(project, "index.md", f'{{{{ num("{KEY}", "{fmt}") }}}}')
-    accepted = gate.accept(settings(project))
+    accepted = accepting.accept(settings(project))
     assert not accepted.refused, accepted.text
     entry = lock.read(settings(project).lock).numbers[KEY]
     (shown,) = entry.shown.values()
@@ -301,7 +301,7 @@ def test_a_number_another_machine_could_print_otherwise_prints_its_value_of_reco
     figure = report.numbers["l6.check.oracle_max_abs_alpha"]
     append(project, "index.md", f'{{{{ num("l6.check.oracle_max_abs_alpha", "below:{1.5 * figure:.0e}") }}}}')
     before = settings(project).lock.read_bytes()
-    refused = gate.accept(settings(project))
+    refused = accepting.accept(settings(project))
     assert refused.refused and [u.key for u in refused.unsteady] == ["l6.check.oracle_max_abs_alpha"]
     assert "a bound's figure must sit below 1/2 of it" in refused.text and settings(project).lock.read_bytes() == before
 
@@ -318,12 +318,12 @@ def test_an_interrupted_accept_leaves_the_old_lock_whole(project, monkeypatch):
     def replace(src, dst):
         raise Killed("interrupted before the rename")
 
-    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=os.fdopen, replace=replace))
+    monkeypatch.setattr(files, "os", SimpleNamespace(fdopen=os.fdopen, replace=replace, chmod=os.chmod, umask=os.umask))
     with pytest.raises(Killed):
-        gate.accept(settings(project))
+        accepting.accept(settings(project))
     assert path.read_bytes() == before and not list(path.parent.glob("*.tmp"))
     monkeypatch.undo()
-    assert f"~ {KEY}: 0.5 -> " in gate.accept(settings(project)).text
+    assert f"~ {KEY}: 0.5 -> " in accepting.accept(settings(project)).text
 
 
 # -- the results and their cache -------------------------------------------------------------------
@@ -379,7 +379,7 @@ def test_a_flipped_byte_in_the_weights_is_a_drift_not_a_silent_pass(project, l6_
     weights' digest changed. On a small corpus, so that it measures in seconds."""
     use_small_corpus(project, models=[{"name": str(l6_folder), "key": "l6"}, {"name": "minilm-l3", "key": "l3"}])
     monkeypatch.setattr(cache, "_MEMO", {})
-    assert not gate.accept(settings(project), local=True).refused   # the small corpus's lock: nothing to tell readers
+    assert not accepting.accept(settings(project), local=True).refused   # the small corpus's lock: nothing to tell readers
     assert gate.run(settings(project), with_charts=False).ok
     weights = l6_folder / "model.safetensors"
     raw = bytearray(weights.read_bytes())

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
@@ -24,7 +25,7 @@ import yaml
 from conftest import copy_project, mkdocs_build, output, run, serve, use_small_corpus
 from model import study as study_mod
 from model.errors import UserError
-from livenumbers import cache, gate, lock
+from livenumbers import accepting, cache, gate, lock
 from model.site.source import study_settings
 
 LOCK = Path("docs") / "numbers.lock.json"
@@ -349,7 +350,7 @@ def test_a_bad_lock_stops_the_gate_and_accept_naming_file_and_key(project, case)
     """What the hook and `model accept` raise their errors from; the build below shows the wiring."""
     expected = break_lock(project, case)
     before = (project / LOCK).read_bytes()
-    for step in (gate.run, gate.accept):
+    for step in (gate.run, accepting.accept):
         with pytest.raises(UserError, match=expected):
             step(study_settings(project))
     assert (project / LOCK).read_bytes() == before, "accept wrote a lock it could not read"
@@ -618,24 +619,58 @@ def test_markup_in_the_corpus_is_text_in_the_browser(page, hostile):
         assert all(u.startswith(url) or u.split(":", 1)[0] in ("data", "blob", "about") for u in page.requests)
 
 
-def test_under_serve_the_watcher_polls_every_tenth_of_a_second(tmp_path):
-    """on_serve replaces MkDocs' private `LiveReloadServer.observer` (no public setting): if
-    MkDocs renames it this fails here, not silently in a writer's `make serve`."""
+def test_under_serve_mkdocs_own_watcher_and_every_watch_stay_and_the_code_is_added(tmp_path):
+    """on_serve keeps MkDocs' watcher and every path it and other plugins watch (a folder
+    another plugin registered, the theme's), and watches the project's own code besides."""
     from types import SimpleNamespace
 
     from mkdocs.livereload import LiveReloadServer
-    from watchdog.observers.polling import PollingObserver
 
+    from livenumbers import loaded
     from livenumbers.events import Events
 
     server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path))
-    assert hasattr(server, "observer"), "MkDocs' LiveReloadServer has no `observer` any more"
-    docs = tmp_path / "docs"
+    observer = server.observer
+    docs, other = tmp_path / "docs", tmp_path / "another-plugins-folder"
     docs.mkdir()
+    other.mkdir()
+    code = tmp_path / "my_source.py"
+    code.write_text("X = 1\n", encoding="utf-8")
+    watched = [str(docs), str(tmp_path / "mkdocs.yml"), str(other)]
     (tmp_path / "mkdocs.yml").write_text("site_name: t\n", encoding="utf-8")
-    config = SimpleNamespace(docs_dir=str(docs), config_file_path=str(tmp_path / "mkdocs.yml"))
-    server.watch(config.docs_dir)
-    server.watch(config.config_file_path)
-    assert Events(lambda c: None).on_serve(server, config, builder=None) is server
-    assert isinstance(server.observer, PollingObserver) and server.observer.timeout == 0.1
-    assert {config.docs_dir, config.config_file_path} <= set(server._watch_refs)
+    for path in watched:
+        server.watch(path)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        __import__("my_source")
+        loaded.of(tmp_path).note()
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("my_source", None)
+    events = Events(lambda c: None)
+    events.settings = SimpleNamespace(docs_dir=docs, root=tmp_path)
+    assert events.on_serve(server, SimpleNamespace(), builder=None) is server
+    assert server.observer is observer
+    assert set(watched) | {str(code.resolve())} == set(server._watch_refs)
+    # A save to docs/ makes MkDocs' own watcher look at once, and it alone reports the change
+    # (its event queue), once; reading a page reports nothing.
+    observer.start()
+    try:
+        time.sleep(0.3)   # the emitters' first snapshots
+        seen = []
+        page = docs / "index.md"
+        t0 = time.monotonic()
+        page.write_text("x\n", encoding="utf-8")
+        while not server._want_rebuild and time.monotonic() - t0 < 5:
+            time.sleep(0.005)
+        seen.append(time.monotonic() - t0)
+        assert server._want_rebuild and seen[0] < 0.3, seen   # MkDocs' poll alone: up to half a second
+        server._want_rebuild = False
+        time.sleep(0.8)
+        assert not server._want_rebuild                       # once: its poll found nothing new
+        page.read_text(encoding="utf-8")
+        time.sleep(0.8)
+        assert not server._want_rebuild
+    finally:
+        observer.stop()
+        events.listener.stop()

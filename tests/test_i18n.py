@@ -5,7 +5,6 @@ the real project's French edition."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 import yaml
@@ -17,6 +16,7 @@ from livenumbers.tables import span
 
 from conftest import ROOT
 from test_toy import TOY, run
+from test_toy import toy  # noqa: F401  (the fixture: the starter, its lock accepted)
 
 NNBSP, NBSP, MINUS = "\u202f", "\u00a0", "\u2212"
 
@@ -83,45 +83,19 @@ def test_a_catalogue_entry_keeps_its_values_and_may_reorder_them(tmp_path):
 
 # -- the toy, in two languages ---------------------------------------------------------------------
 
-FRENCH_TOY = """# Fruits { #fruit }
-
-En tout {{ num("total", "int") }} points ; la pomme en a {{ num("fruit.apple.score", "int") }},
-soit {{ num("fruit.apple.share", "pct:0") }}.
-
-{{ table("scores") }}
-
-{{ chart("bars") }}
-
-{{ claim("fruit.apple.score > fruit.pear.score + fruit.plum.score") }}
-
-Pas encore d'intervalle {{ cite("efron1979bootstrap") }}, et rien de normalisé comme le ferait {{ citet("ba2016layer") }}.
-
-Construit depuis le commit {{ build_info("commit") }} ({{ build_info("date") }}) ; verrou des nombres
-{{ build_info("lock_sha256") }}.
-"""
-
-CATALOGUE = {"Fruit": "Fruit", "Score": "Score", "Share": "Part", "apple": "pomme", "pear": "poire", "plum": "prune",
-             "Scores; apple leads with {0}.": "Scores ; la pomme mène avec {0}.",
-             "A bar per fruit; the tallest is apple.": "Une barre par fruit ; la plus haute est celle de la pomme."}
+FRENCH = TOY.parent / "starter_fr"   # what `python -m livenumbers new --french` adds to the starter
+FRENCH_TOY = (FRENCH / "docs" / "index.fr.md").read_text(encoding="utf-8")
+CATALOGUE = yaml.safe_load((FRENCH / "docs" / "locales" / "fr.yml").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
 def bilingual_toy(tmp_path):
-    """The toy with a French edition: the i18n plugin, index.fr.md, updates.fr.md, docs/locales/fr.yml."""
+    """The toy with a French edition, as `new --french` writes it: the i18n plugin,
+    index.fr.md, updates.fr.md, docs/locales/fr.yml; its lock accepted."""
+    from livenumbers.__main__ import new_writeup
+
     root = tmp_path / "toy"
-    shutil.copytree(TOY, root, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
-    raw = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
-    raw["plugins"].append({"i18n": {"docs_structure": "suffix", "fallback_to_default": False,
-                                    "reconfigure_material": False, "languages": [
-                                        {"locale": "en", "name": "English", "default": True},
-                                        {"locale": "fr", "name": "Français", "theme": {"language": "fr"}}]}})
-    raw["theme"] = {"name": "mkdocs", "language": "en"}
-    raw["exclude_docs"] += "/locales/\n"
-    (root / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
-    (root / "docs" / "index.fr.md").write_text(FRENCH_TOY, encoding="utf-8")
-    (root / "docs" / "updates.fr.md").write_text("# Mises à jour et corrections\n\n{{ updates() }}\n", encoding="utf-8")
-    (root / "docs" / "locales").mkdir()
-    (root / "docs" / "locales" / "fr.yml").write_text(yaml.safe_dump(CATALOGUE, allow_unicode=True), encoding="utf-8")
+    new_writeup(root, french=True)
     accept = run(root, "livenumbers", "accept")
     assert accept.returncode == 0, accept.stdout + accept.stderr
     return root
@@ -159,6 +133,53 @@ def test_a_page_in_one_language_only_fails_the_build(bilingual_toy):
     assert "other.fr.md:1: a fr page with no en page other.md" in build.stderr
 
 
+def test_a_missing_translation_falls_back_where_the_i18n_plugin_says_so(bilingual_toy):
+    """mkdocs-static-i18n's `fallback_to_default: true` publishes the English page in the
+    French edition: the engine honours it, unless its `every_edition` option asks for all."""
+    raw = yaml.safe_load((bilingual_toy / "mkdocs.yml").read_text(encoding="utf-8"))
+    raw["plugins"][0]["i18n"]["fallback_to_default"] = True
+    (bilingual_toy / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    (bilingual_toy / "docs" / "index.fr.md").unlink()
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert "the apple has 12,\n60% of them." in (bilingual_toy / "site" / "fr" / "index.html").read_text(encoding="utf-8")
+    raw["plugins"][1]["live-numbers"]["every_edition"] = True
+    (bilingual_toy / "mkdocs.yml").write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0 and "index.md:1: no fr edition: index.fr.md does not exist" in build.stderr
+
+
+def test_a_charts_axis_titled_by_its_field_is_translated_or_reported(bilingual_toy):
+    """The toy's bar chart names no axis title: Vega-Lite would show its fields' names,
+    "fruit" and "score", in English on the French page."""
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    french = (bilingual_toy / "site" / "fr" / "index.html").read_text(encoding="utf-8")
+    assert "&#34;title&#34;: &#34;score&#34;" in french or "&quot;title&quot;: &quot;score&quot;" in french
+    cat = bilingual_toy / "docs" / "locales" / "fr.yml"
+    cat.write_text(yaml.safe_dump({k: v for k, v in CATALOGUE.items() if k != "score"}, allow_unicode=True),
+                   encoding="utf-8")
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0
+    assert "index.fr.md:8: no fr translation of the chart text 'score'" in build.stderr, build.stderr
+
+
+def test_the_catalogue_is_never_published(bilingual_toy):
+    assert "locales" not in (bilingual_toy / "mkdocs.yml").read_text(encoding="utf-8")   # no exclude_docs for it
+    build = run(bilingual_toy, "mkdocs", "build", "--strict")
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert not list((bilingual_toy / "site").rglob("fr.yml"))
+
+
+def test_a_french_page_with_no_edition_built_is_an_error_not_an_english_page(toy):
+    (toy / "docs" / "index.fr.md").write_text(FRENCH_TOY, encoding="utf-8")
+    build = run(toy, "mkdocs", "build", "--strict")
+    assert build.returncode != 0
+    assert ("index.fr.md:1: a page in French (fr), but no edition in fr is built: list mkdocs-static-i18n under "
+            "`plugins:`") in build.stderr, build.stderr
+    assert not (toy / "site").exists()
+
+
 def test_words_the_catalogue_lacks_fail_the_page_with_the_entry_to_add(bilingual_toy):
     cat = bilingual_toy / "docs" / "locales" / "fr.yml"
     cat.write_text(yaml.safe_dump({k: v for k, v in CATALOGUE.items() if k != "Share"}, allow_unicode=True),
@@ -177,7 +198,7 @@ def test_the_real_french_edition_cites_what_the_english_one_does(real_project):
     settings = study_settings(real_project)
     report = gate.run(settings)
     assert report.ok
-    pages = gate.pages(settings.docs_dir)
+    pages = settings.pages()
     assert [p for p in pages if ".fr." not in p] == [settings.languages.base(p) for p in pages if ".fr." in p]
     page = settings.docs_dir / "articles" / "sink.fr.md"
     text = page.read_text(encoding="utf-8")
@@ -217,9 +238,10 @@ def test_an_axis_of_phrases_and_a_legends_domain_are_translated_as_their_rows():
     cat = i18n.Catalogue.read(ROOT / "docs" / "locales", i18n.Languages(("en", "fr")))
     spec = {"usermeta": {"phrases": ["set"]},
             "datasets": {"d": [{"set": "null pairs", "test": "does not", "word": "cat"}]},
-            "encoding": {"y": {"field": "set", "type": "nominal", "sort": ["null pairs"]},
-                         "x": {"field": "word", "type": "nominal", "sort": ["cat"]},
-                         "color": {"field": "test", "type": "nominal", "scale": {"domain": ["does not"]}}}}
+            "encoding": {"y": {"field": "set", "type": "nominal", "sort": ["null pairs"], "title": None},
+                         "x": {"field": "word", "type": "nominal", "sort": ["cat"], "title": None},
+                         "color": {"field": "test", "type": "nominal", "scale": {"domain": ["does not"]},
+                                   "title": None}}}
     missing = []
     out = i18n.localized_spec(spec, "fr", cat, missing.append)
     assert missing == []

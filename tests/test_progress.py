@@ -49,6 +49,20 @@ def test_each_stage_is_announced_with_its_count_and_time_spent(tmp_path):
     assert set(kept) >= {"measurement", "measurement/model a", "measurement/model a/reference"}
 
 
+def test_a_loop_counted_with_no_stage_of_its_own_is_said_with_its_time_left(tmp_path):
+    """`counted()` alone, no `timing.stage` around it (a source's first loop): the watch says
+    how far it has come and how long the rest will take at its rate."""
+    out = io.StringIO()
+    with progress.watching("computing", tmp_path, stream=out, every=0.05):
+        for i in timing.counted(range(4), 4):
+            time.sleep(0.03)
+            deadline = time.monotonic() + 10
+            while i >= 1 and " left" not in out.getvalue() and time.monotonic() < deadline:
+                time.sleep(0.01)
+    lines = out.getvalue().splitlines()
+    assert any(line.startswith("computing (") and " of 4) · 0:00 spent · about 0:0" in line for line in lines), lines
+
+
 def test_the_next_run_says_the_time_left_from_the_last_runs_stages(tmp_path):
     (tmp_path / progress.STAGES_FILE).parent.mkdir()
     (tmp_path / progress.STAGES_FILE).write_text(json.dumps({"measurement/model a": 60.0, "measurement/model b": 60.0}))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_toy import TOY, settings
 
-from livenumbers import gate, lock, registration
+from livenumbers import accepting, gate, lock, registration
 from livenumbers.markup import PageError
 
 AMENDMENT = ('\namendments:\n  scoring:\n    - {date: 2026-12-01, reason: bruised fruit were scored by mistake, '
@@ -31,7 +31,7 @@ def toy(tmp_path) -> Path:
 @pytest.fixture
 def accepted(toy) -> Path:
     """The toy's copy, its lock accepted (no git: its registration's commit is unknown)."""
-    assert not gate.accept(settings(toy)).refused
+    assert not accepting.accept(settings(toy)).refused
     return toy
 
 
@@ -74,7 +74,7 @@ def test_accept_records_the_blocks_hash_and_the_commit_that_gave_it_its_content(
     registered = commit_the_toy(toy)
     edit(toy / "docs" / "settings.yml", "# How the toy counts", "# How the toy scores")   # a comment: not the block
     git(toy, "commit", "-qam", "a comment reworded")
-    assert not gate.accept(settings(toy)).refused
+    assert not accepting.accept(settings(toy)).refused
     entry = recorded(toy)
     assert [entry.commit, entry.date] == registered
     assert entry.sha256 == registration.digest({"unit": "point", "bruised": "counted"}) and entry.amendments == ()
@@ -83,11 +83,11 @@ def test_accept_records_the_blocks_hash_and_the_commit_that_gave_it_its_content(
 def test_accept_refuses_a_block_not_committed_as_it_is(toy):
     """Its registration is a commit: accept cannot record one that does not exist yet."""
     commit_the_toy(toy)
-    assert not gate.accept(settings(toy)).refused
+    assert not accepting.accept(settings(toy)).refused
     before = settings(toy).lock.read_bytes()
     amend(toy)
     state_registration(toy)
-    refused = gate.accept(settings(toy))
+    refused = accepting.accept(settings(toy))
     assert refused.refused and settings(toy).lock.read_bytes() == before
     assert ("docs/settings.yml: the registered block 'scoring' is not committed as it is now: commit it, then accept "
             "(its registration is the commit that gives it this content)") in refused.text
@@ -99,7 +99,7 @@ def test_an_edit_with_no_amendment_fails_the_gate_and_accept_writes_nothing(acce
     assert report.registrations.broken == [SILENT_EDIT] and not report.ok
     assert SILENT_EDIT in report.message(settings(accepted).lock)
     before = settings(accepted).lock.read_bytes()
-    refused = gate.accept(settings(accepted))
+    refused = accepting.accept(settings(accepted))
     assert refused.refused and SILENT_EDIT in refused.text
     assert settings(accepted).lock.read_bytes() == before
 
@@ -112,7 +112,7 @@ def test_a_dated_amendment_with_its_reason_passes_once_accepted(accepted):
                                             "fruit were scored by mistake') is not in the lock yet"]
     assert not report.ok and not report.registrations.broken
     assert ("~ registration 'scoring': commit unknown, unknown; amended 2026-12-01 ('bruised fruit were scored by "
-            "mistake')") in gate.accept(settings(accepted)).text
+            "mistake')") in accepting.accept(settings(accepted)).text
     assert gate.run(settings(accepted)).ok
     entry = recorded(accepted)
     assert entry.amendments == (registration.Amendment("2026-12-01", "bruised fruit were scored by mistake",
@@ -122,7 +122,7 @@ def test_a_dated_amendment_with_its_reason_passes_once_accepted(accepted):
 
 def test_a_page_citing_a_key_read_under_an_amended_block_states_the_amendment(toy):
     commit_the_toy(toy)
-    assert not gate.accept(settings(toy)).refused
+    assert not accepting.accept(settings(toy)).refused
     amend(toy)
     git(toy, "commit", "-qam", "scoring amended")
     with pytest.raises(PageError, match=r"index.md:4: index.md cites fruit.apple.share, read under the amended "
@@ -130,7 +130,7 @@ def test_a_page_citing_a_key_read_under_an_amended_block_states_the_amendment(to
                                         r'registration\("scoring"\) on the page$'):
         gate.run(settings(toy))
     state_registration(toy)
-    assert not gate.accept(settings(toy)).refused
+    assert not accepting.accept(settings(toy)).refused
     report = gate.run(settings(toy))
     assert report.ok
     commit, date = git(toy, "log", "-1", "--format=%h %cs").split()
@@ -141,7 +141,7 @@ def test_a_page_citing_a_key_read_under_an_amended_block_states_the_amendment(to
 def test_a_recorded_amendment_deleted_fails_the_gate(accepted):
     amend(accepted)
     state_registration(accepted)
-    assert not gate.accept(settings(accepted)).refused
+    assert not accepting.accept(settings(accepted)).refused
     edit(accepted / "docs" / "settings.yml", AMENDMENT, "\n")
     assert gate.run(settings(accepted)).registrations.broken == [
         "docs/settings.yml: amendments.scoring no longer lists the amendment of 2026-12-01 ('bruised fruit were "

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from conftest import mkdocs_build, output, use_small_corpus
-from livenumbers import backfill, cache, gate, history, lock
+from livenumbers import accepting, backfill, cache, gate, history, lock
 from model.site.source import study_settings
 from test_french_edition import english_in
 
@@ -87,11 +87,11 @@ def test_changing_the_corpus_is_refused_without_a_reason_then_shown_with_it(proj
     use_small_corpus(project, models=[{"name": "minilm-l6", "key": "l6"}, {"name": "minilm-l3", "key": "l3"}])
     monkeypatch.setattr(cache, "_MEMO", {})
     before = (project / "docs" / "numbers.lock.json").read_bytes()
-    refused = gate.accept(study_settings(project))
+    refused = accepting.accept(study_settings(project))
     assert refused.refused and "no reason in the site's language (en)" in refused.text
     assert (project / "docs" / "numbers.lock.json").read_bytes() == before
     reason = {"en": "The corpus was cut to its first sentences.", "fr": "Le corpus est réduit à ses premières phrases."}
-    accepted = gate.accept(study_settings(project), reason=reason)
+    accepted = accepting.accept(study_settings(project), reason=reason)
     assert not accepted.refused, accepted.text
     (entry,) = lock.read(project / "docs" / "numbers.lock.json").history
     assert "l6.alpha.median_sink" in entry.moved("en") and entry.reason == reason

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import serve
-from livenumbers import config, gate, lock, render
+from livenumbers import config, gate, lock, project, render
 from livenumbers.markup import PageError
 
 TOY = Path(__file__).resolve().parent.parent / "livenumbers" / "starter"   # what `new` writes
@@ -39,11 +39,7 @@ def run(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def settings(root: Path) -> gate.Settings:
-    sys.path.insert(0, str(root))
-    try:
-        return render.project_settings(root / "mkdocs.yml")
-    finally:
-        sys.path.remove(str(root))
+    return project.settings_at(root / "mkdocs.yml")
 
 
 def test_the_plugin_builds_the_toy_with_its_numbers_table_chart_and_claim(toy, tmp_path):
@@ -205,3 +201,48 @@ def test_the_gate_reads_the_sources_inputs_once(toy, monkeypatch):
     monkeypatch.setattr(s.source, "inputs", lambda: calls.append(1) or inputs())
     report = gate.run(s)
     assert report.ok and len(calls) == 1
+
+
+def test_the_lock_is_written_readable_and_published_as_a_copy(toy):
+    """accept writes the lock as any file of the project (not a temporary file's 0o600), and
+    the site carries a copy of it: a deploy that writes into the site cannot reach the lock."""
+    lock_file = toy / "docs" / "numbers.lock.json"
+    mask = os.umask(0)
+    os.umask(mask)
+    assert lock_file.stat().st_mode & 0o777 == 0o666 & ~mask
+    assert run(toy, "mkdocs", "build", "--strict").returncode == 0
+    published = toy / "site" / "downloads" / "numbers.lock.json"
+    assert published.read_bytes() == lock_file.read_bytes() and published.stat().st_ino != lock_file.stat().st_ino
+
+
+def test_accept_notes_digits_the_numbers_own_interval_says_nothing_of(toy):
+    source = toy / "toy_source.py"
+    old = 'out |= {f"fruit.{name}.score": v["score"], f"fruit.{name}.share": v["share"]}'
+    text = source.read_text(encoding="utf-8")
+    assert old in text
+    source.write_text(text.replace(old, old + '\n            out |= {f"fruit.{name}.share_lo": v["share"] - 0.07, '
+                                            'f"fruit.{name}.share_hi": v["share"] + 0.07}'), encoding="utf-8")
+    page = toy / "docs" / "index.md"
+    page.write_text(page.read_text(encoding="utf-8") + '\nExactly {{ ci("fruit.plum.share", "fixed:9") }}.\n',
+                    encoding="utf-8")
+    accept = run(toy, "livenumbers", "accept")
+    assert accept.returncode == 0, accept.stdout + accept.stderr
+    assert ("note: fruit.plum.share is printed to 1e-09 (fixed:9) but its interval is +-0.07: 7 of its digits say "
+            "nothing (print fewer)") in accept.stdout
+    assert "fruit.apple.share is printed" not in accept.stdout     # pct:0 and pct:1 print what the interval allows
+
+
+def test_what_changed_compares_the_inputs_as_the_lock_holds_them(toy):
+    """A source's inputs() may hold tuples; the lock holds them as JSON lists, and a drift's
+    "what changed" lists only what changed."""
+    source = toy / "toy_source.py"
+    text = source.read_text(encoding="utf-8")
+    old = '"code": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}'
+    assert old in text
+    source.write_text(text.replace(old, old[:-1] + ', "weights": ("unit", 1)}'), encoding="utf-8")
+    assert run(toy, "livenumbers", "accept").returncode == 0
+    (toy / "docs" / "data.json").write_text(json.dumps({"apple": 13, "pear": 5, "plum": 3}))
+    check = run(toy, "livenumbers", "check")
+    assert check.returncode == 1
+    changed = check.stderr.split("what changed since the lock was written:", 1)[1].split("\n")
+    assert changed[1].strip().startswith("data: ") and not any("weights" in line for line in changed), check.stderr

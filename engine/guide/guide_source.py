@@ -5,10 +5,9 @@ guide is therefore its own first test: change how a format prints, and the guide
 fails until its lock is accepted again."""
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-from livenumbers import formats, markup
+from livenumbers import cache, formats, markup
 from livenumbers.source import Source
 from livenumbers.tables import md_table
 
@@ -42,9 +41,9 @@ class GuideSource(Source):
     tables = {"formats": formats_table}
 
     def inputs(self) -> dict:
-        engine = Path(formats.__file__).parent
-        code = hashlib.sha256(b"".join((engine / f).read_bytes() for f in ("formats.py", "markup.py"))).hexdigest()
-        return {"engine": code, "examples": EXAMPLES}
+        # The whole engine's code: the formats, and the page functions (markup.FUNCTIONS
+        # gathers them from several modules).
+        return {"engine": cache.code_digest(Path(formats.__file__).parent), "examples": EXAMPLES}
 
     def compute(self) -> tuple[dict, dict]:
         rows = [{"format": fmt, "value": repr(value), "en": formats.format_value("example", value, fmt, "en"),

@@ -3,7 +3,7 @@ build it as "the toy"): a hand-made results file, no model. Its page cites numbe
 a chart, a claim and two works, and its shares are read under a registered settings block
 (docs/settings.yml). To make it yours: put your data in docs/, compute your results in
 `compute`, flatten them to citable keys in `numbers`, and put in `inputs` everything they
-depend on (it is the cache key)."""
+depend on, their code included (it is the cache key)."""
 from __future__ import annotations
 
 import hashlib
@@ -43,7 +43,9 @@ class ToySource(Source):
         self.data = data
 
     def inputs(self) -> dict:
-        return {"data": hashlib.sha256(self.data.read_bytes()).hexdigest()}
+        # The data and this file's code: a change to either computes the results again.
+        return {"data": hashlib.sha256(self.data.read_bytes()).hexdigest(),
+                "code": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}
 
     def compute(self) -> tuple[dict, dict]:
         raw = json.loads(self.data.read_text(encoding="utf-8"))

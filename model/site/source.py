@@ -4,11 +4,10 @@ instrument's files.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from livenumbers import gate
-from livenumbers.config import LOCK_FILE, TRANSLATIONS
-from livenumbers.references import REFERENCES_FILE
+from livenumbers import gate, project
 from livenumbers.source import Source
 
 from .. import results as results_mod
@@ -17,7 +16,7 @@ from . import links, numbers, published
 from .charts import CHARTS
 from .tables import TABLES
 
-STUDY_FILE = "study.yml"   # in docs/, unless mkdocs.yml's extra.live_numbers says otherwise
+STUDY_FILE = "study.yml"   # in docs/, unless the engine's options in mkdocs.yml say otherwise
 
 
 _SEEN: dict[Path, tuple] = {}   # study file -> (its input files, their stats, the study)
@@ -84,6 +83,15 @@ class StudySource(Source):
         """The study's bootstrap level."""
         return results["bootstrap"]["level"]
 
+    def measured_here(self, timings: dict) -> dict[str, float]:
+        """The colophon's times, measured where the results were (livenumbers/here.py): the
+        whole measurement, and the forward passes of every model over the corpus (each model's
+        `reference` stage, model/activations.py)."""
+        stages = timings["stages"]
+        forward = sum(s for path, s in stages.items() if re.fullmatch(r"measurement/model [^/]+/reference", path))
+        return {"results.seconds": timings["seconds"], "measurement.seconds": stages.get("measurement", timings["seconds"]),
+                "forward_passes.seconds": forward}
+
     def margin_floor(self, results: dict) -> float:
         """study.yml's `picks.margin_floor`, recorded in the results (model/picks.py)."""
         return results["picks"]["margin_floor"]
@@ -103,17 +111,14 @@ def _stats(paths: list[Path]) -> tuple:
     return tuple(out)
 
 
-def study_settings(root: Path, docs_dir: str = "docs", study: str = STUDY_FILE, lock_file: str = LOCK_FILE,
-                   bibliography: str = REFERENCES_FILE, translations: str = TRANSLATIONS) -> gate.Settings:
-    """The engine's settings for this project under `root`: its docs, its lock, its
-    bibliography, its cache and the study as the source (what the hooks, the CLI and the
-    tests all use)."""
-    docs = (Path(root) / docs_dir).resolve()
-    return gate.Settings.at(Path(root), StudySource.in_docs(docs, study), docs_dir=docs_dir, lock_file=lock_file,
-                            bibliography=bibliography, translations=translations)
+def study_settings(root: Path) -> gate.Settings:
+    """The engine's settings for this project under `root`, read from its mkdocs.yml as the
+    hooks and every command read them (livenumbers/project.py): its docs, its lock, its
+    bibliography, its cache and the study as the source."""
+    return project.settings_at(Path(root) / "mkdocs.yml")
 
 
 def from_options(docs_dir: Path, options: dict) -> StudySource:
     """The source as mkdocs.yml's live-numbers options name it (`source:
-    model.site.source:from_options`, with `study:`), for `render` and the plugin."""
+    model.site.source:from_options`, `options: {study: study.yml}`)."""
     return StudySource.in_docs(docs_dir, options.get("study", STUDY_FILE))
