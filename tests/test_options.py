@@ -55,7 +55,7 @@ def test_every_command_and_the_build_read_the_same_moved_options(moved, tmp_path
     assert not (moved / "docs" / "numbers.lock.json").exists()
     check = run(moved, "livenumbers", "check")
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "on 1 pages" in check.stdout                               # drafts/ excluded
+    assert "on 2 pages" in check.stdout                               # index.md and updates.md: drafts/ excluded
     numbers = run(moved, "livenumbers", "numbers", "apple score")
     assert numbers.returncode == 0 and "30" in numbers.stdout and "index.md" in numbers.stdout, numbers.stdout
     build = run(moved, "mkdocs", "build", "--strict")
