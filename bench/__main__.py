@@ -1,7 +1,8 @@
 """`make bench`: how long the site takes to build, and why, in one table.
 
-    .venv/bin/python -m bench [--cold N] [--warm N] [--saves N] [--model-rounds N] [--rev REV]
-                              [--no-install] [--no-runtime] [--no-encoder] [--no-serve] [--no-suite] [--keep]
+    .venv/bin/python -m bench [--cold N] [--warm N] [--saves N] [--model-rounds N] [--rev REV] [--baseline REV]
+                              [--no-install] [--no-runtime] [--no-encoder] [--no-serve] [--no-suite]
+                              [--no-kernels] [--keep]
     .venv/bin/python -m bench --only-encoder [--rev REV]
 
 Everything is measured side by side in one run on this machine; rounds interleave the
@@ -14,6 +15,9 @@ docs/, hooks/) in a temporary folder, each copy with its own cache folder
 working tree, or of git revision --rev), by the builds and by the bench alike.
 - cold:  an empty cache, everything computed. The first is the build that fills the
   warm copy's cache; the others run in a copy of their own, its cache emptied first;
+- baseline (--baseline REV): cold builds of another revision (its model/ and engine), each
+  right after a cold build of the source: `--baseline 467d3ed`, the study's last float32
+  commit, against its float64 study (issue 46);
 - warm:  one sentence of one page edited (a prose edit), then built with the cache;
 - plain: MkDocs alone, hooks off, on the same content (bench/project.py, `plain_copy`:
   `python -m model render`'s tree): the floor a hooked build cannot go under.
@@ -80,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model-rounds", type=int, default=1,
                     help="one-model measurements per model (default 1; 0 skips them)")
     ap.add_argument("--rev", help="measure this git revision instead of the working tree")
+    ap.add_argument("--baseline", metavar="REV",
+                    help="cold builds of this git revision too, interleaved with the source's (467d3ed: float32)")
+    ap.add_argument("--no-kernels", action="store_true",
+                    help="skip the study measured on two kernel paths, the margin floor's grounds (tens of minutes)")
     ap.add_argument("--no-install", action="store_true", help="skip installing the 12-layer model's packages")
     ap.add_argument("--no-runtime", action="store_true", help="skip the browser runtime's bench")
     ap.add_argument("--no-encoder", action="store_true", help="skip the encoder against BertModel")
@@ -146,6 +154,11 @@ def run(args, tmp: Path) -> str:
         return b
 
     cold_runs: list[builds.Build] = []
+    base_runs: list[builds.Build] = []
+    if args.baseline:
+        base_commit, base_described = source(args.baseline)
+        base_src = project.export(tmp / "baseline-src", base_commit)
+        base_copy = project.site_copy(base_src, tmp / "baseline")
     try:
         cold_runs.append(cold_build(warm, warm_cache))
     except builds.Failed as exc:
@@ -173,6 +186,10 @@ def run(args, tmp: Path) -> str:
             for folder in (cold_cache, cold / ".cache", cold / "site"):   # .cache: mkdocs-jupyter's own
                 shutil.rmtree(folder, ignore_errors=True)
             cold_runs.append(cold_build(cold, cold_cache))
+            if args.baseline:   # right after, so that the machine's drift hits both alike
+                for folder in (tmp / "cache-baseline", base_copy / ".cache", base_copy / "site"):
+                    shutil.rmtree(folder, ignore_errors=True)
+                base_runs.append(builds.build(base_copy, base_src, tmp / "cache-baseline", f"cold{len(base_runs) + 1}"))
         if i < args.warm:
             edits.append(project.prose_edit(warm, i))
             warm_runs.append(builds.build(warm, src, warm_cache, f"warm{i + 1}"))
@@ -213,6 +230,11 @@ def run(args, tmp: Path) -> str:
         folder = suite_bench.clone(commit, tmp / "clone")
         suite = {target: suite_bench.time_make(folder, target, tmp / f"{target}.log") for target in ("test-fast", "test")}
         load.append(os.getloadavg()[0])
+    kernel_paths = None
+    if not args.no_kernels:
+        from . import kernels
+        kernel_paths = kernels.measure(src, tmp, say)
+        load.append(os.getloadavg()[0])
     scaling = None
     if not args.no_scale:
         from . import scale
@@ -235,6 +257,10 @@ def run(args, tmp: Path) -> str:
     ]
     t = Table()
     builds_section(t, cold_runs, warm_runs, plain_runs, keys)
+    if base_runs:
+        baseline_section(t, cold_runs, base_runs, base_described, keys)
+    if kernel_paths:
+        kernels_section(t, kernel_paths, study)
     stages_section(t, cold_runs, warm_runs, plain_runs, keys)
     if serving:
         serve_section(t, *serving)
@@ -371,6 +397,37 @@ def builds_section(t: Table, cold, warm, plain, keys: list[str]) -> None:
     t.row("  largest single process (ru_maxrss)", f"{max(b.largest_mb for b in cold) / GB:.2f} GB")
     t.row("peak memory, warm / plain build", f"{max(b.tree_peak_mb for b in warm) / GB:.2f} / "
           f"{max(b.tree_peak_mb for b in plain) / GB:.2f} GB")
+
+
+def baseline_section(t: Table, cold, base, described: str, keys: list[str]) -> None:
+    """The source's cold builds against another revision's, built in alternation (issue 46:
+    the float64 study against the last float32 one)."""
+    c, b = med([x.wall for x in cold]), med([x.wall for x in base])
+    t.section(f"Cold builds against {described} (alternating, median of {len(base)})")
+    t.row("cold: this source", s(c, 1))
+    t.row(f"cold: {described}", s(b, 1))
+    t.row("this source / baseline", f"{c / b:.2f}x", "<= 1.3x (issue 46, against 467d3ed)", c / b <= 1.3)
+    for label, part in (("forward passes (reference, every model)", "/reference"),
+                        ("Part 8's ground truth", "/ground truth"),
+                        ("Part 9's truths (layer and downstream)", "/calibration/calibration truths")):
+        mine = med([sum(stages.value(x.stages, f"gate/measurement/model {k}{part}") or 0.0 for k in keys) for x in cold])
+        theirs = med([sum(stages.value(x.stages, f"gate/measurement/model {k}{part}") or 0.0 for k in keys) for x in base])
+        t.row(f"  {label}", f"{s(mine, 1)} / {s(theirs, 1)} = {mine / theirs:.2f}x" if theirs else s(mine, 1))
+
+
+def kernels_section(t: Table, k: dict, study: dict) -> None:
+    """Two kernel paths of this CPU (bench/kernels.py) against study.yml's floors (issue 46)."""
+    floor, nudge = study["picks"]["margin_floor"], study["simulated_machine"]["nudge"]
+    t.section("Two kernel paths of this CPU, float64 (torch's own kernels against ATEN_CPU_CAPABILITY=default)")
+    t.row(f"largest move of a margin within 1% of turning ({k['margins_compared']} compared)",
+          f"{k['margin_move']:.1e} ({k['margin_where']})")
+    t.row("study.yml picks.margin_floor / 1000x that move", f"{floor:.0e} / {1000 * k['margin_move']:.1e}",
+          ">= 1000x (issue 46)", floor >= 1000 * k["margin_move"])
+    for key, what in k["layers"].items():
+        t.row(f"  {key}: largest per-layer difference, attention / output",
+              f"{max(what['alpha']):.1e} / {max(what['output']):.1e}")
+    t.row("study.yml simulated_machine.nudge / 1000x the largest per-layer difference",
+          f"{nudge:.0e} / {1000 * k['largest_layer']:.1e}", ">= 1000x (issue 46)", nudge >= 1000 * k["largest_layer"])
 
 
 def stages_section(t: Table, cold, warm, plain, keys: list[str]) -> None:

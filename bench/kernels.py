@@ -5,8 +5,9 @@ the same study measured in two processes that differ only in torch's kernels, th
 (AVX2, AVX-512) and the generic ones (`ATEN_CPU_CAPABILITY=default`; MKL's products still
 follow the CPU), is about as far apart as two readers' machines are. From the two:
 
-- every published margin (each statistic's `margins`, model/picks.py: how near a count,
-  pick or verdict came to turning), from the two results.json: the largest move;
+- every published margin (each statistic's `margins` and each row's, model/picks.py: how near
+  a count, pick or verdict came to turning) within 1% of turning, from the two results.json:
+  the largest move;
 - every layer's attention weights and output over corpus.tsv, per model (the reference's
   forward pass, `dump`): the largest difference relative to the layer's largest value.
 
@@ -67,8 +68,13 @@ def layer_differences(a: Path, b: Path) -> dict[str, dict[str, list[float]]]:
     return out
 
 
+NEAR = 0.01   # margins within 1% of turning (study.yml kernel_paths.near): a larger one cannot come near the floor
+
+
 def margins(results: dict) -> dict[str, float]:
-    """Every published margin of a results.json: path -> margin (None, no margin: left out)."""
+    """Every published margin of a results.json, path -> margin: each statistic's `margins`
+    (a [margin, step] pair) and every row's margin column (rows tables: a list per column
+    whose name ends in "margin"); None (no margin) left out."""
     found: dict[str, float] = {}
 
     def walk(node, path: str) -> None:
@@ -78,6 +84,8 @@ def margins(results: dict) -> dict[str, float]:
                     for name, pair in v.items():
                         if isinstance(pair, list) and pair and isinstance(pair[0], (int, float)):
                             found[f"{path}.{name}"] = float(pair[0])
+                elif str(k).endswith("margin") and isinstance(v, list):
+                    found.update({f"{path}.{k}[{i}]": float(m) for i, m in enumerate(v) if isinstance(m, (int, float))})
                 else:
                     walk(v, f"{path}.{k}" if path else str(k))
         elif isinstance(node, list) and node and isinstance(node[0], (dict, list)):
@@ -89,13 +97,14 @@ def margins(results: dict) -> dict[str, float]:
 
 
 def margin_moves(a: dict, b: dict) -> tuple[float, str, int]:
-    """(the largest move of a margin between two results, where, how many margins compared)."""
+    """(the largest move between two results of a margin within NEAR of turning in either,
+    where, how many such margins were compared)."""
     ma, mb = margins(a), margins(b)
-    common = [k for k in ma if k in mb and math.isfinite(ma[k]) and math.isfinite(mb[k])]
-    if not common:
+    near = [k for k in ma if k in mb and math.isfinite(ma[k]) and math.isfinite(mb[k]) and min(ma[k], mb[k]) < NEAR]
+    if not near:
         return 0.0, "", 0
-    where = max(common, key=lambda k: abs(ma[k] - mb[k]))
-    return abs(ma[where] - mb[where]), where, len(common)
+    where = max(near, key=lambda k: abs(ma[k] - mb[k]))
+    return abs(ma[where] - mb[where]), where, len(near)
 
 
 def measure(src: Path, tmp: Path, say) -> dict:

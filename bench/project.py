@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-PARTS = ("mkdocs.yml", "docs", "hooks", "model")   # what a build reads from the project
+PARTS = ("mkdocs.yml", "docs", "hooks", "model", "livenumbers")   # what a build reads from the project
 SITE_PARTS = ("mkdocs.yml", "docs", "hooks")      # what each build copy holds (model/ is imported)
 
 

@@ -1,21 +1,21 @@
 """Another machine's rounding, simulated: a deterministic relative perturbation of the
 reference's arithmetic, off unless asked for.
 
-CPUs round differently (another kernel path, another BLAS: ~1e-7 relative), so a number a
-reader's machine computes can differ from the one the lock recorded. A published pick (a
-row, a head, a count past a threshold) must not be decided by that. With the environment
-variable `MODEL_PERTURB=SCALE[:SEED]` set (`python -m model check --perturb 1e-6` sets
-it), the reference multiplies the embeddings' output, every layer's attention weights (each
+CPUs round differently (another kernel path, another BLAS: in float64, ~1e-15 of a layer's
+largest value), so a number a reader's machine computes can differ from the one the lock
+recorded. A published pick (a row, a head, a count past a threshold) must not be decided by
+that. With the environment variable `MODEL_PERTURB=SCALE[:SEED]` set (`python -m model check
+--perturb :SEED` sets it, at study.yml's `simulated_machine.nudge`), the reference multiplies the embeddings' output, every layer's attention weights (each
 row then normalized again, as a softmax's rows are) and every layer's output by
 (1 + SCALE * z), z standard normal, drawn per sentence from a
 generator seeded by SEED, the place (the layer, and whether its weights or its output) and
 the sentence's token ids: the same nudges whatever batch the sentence is in and whatever
 machine runs them, in the reference and in the NumPy oracle alike (both run "on the other
-machine", so their agreement is still what the checks publish). At 5e-7 the nudges move the
-published decisions' margins by about what a real other kernel path does (study.yml, picks),
-and several times more than two runs' float32 rounding differs on one host, so the simulation
-is nearly the same on every host; its seeds search more than one such machine. The setting is part of the results' provenance (so of their cache
-key), so perturbed results never pass for the real ones.
+machine", so their agreement is still what the checks publish). study.yml's nudge is 1000x the
+largest per-layer difference between two real kernel paths (bench/kernels.py), and far above
+two hosts' float64 rounding, so the simulation is the same on every host; its seeds search more
+than one such machine. The setting is part of the results' provenance (so of their cache key),
+so perturbed results never pass for the real ones.
 """
 from __future__ import annotations
 

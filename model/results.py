@@ -142,6 +142,8 @@ def _compute(study: study_mod.Study, run_checks: bool) -> tuple[dict, dict[str, 
         "positional_threshold": study.positional_threshold,
         "tie_tolerance": study.tie_tolerance,
         "picks": asdict(study.picks),
+        "simulated_machine": asdict(study.simulated_machine),
+        "kernel_paths": asdict(study.kernel_paths),
         **({"calibration": study.calibration.settings()} if study.calibration else {}),
         **({"replication": study.calibration.replication.settings()}
            if study.calibration and study.calibration.replication else {}),

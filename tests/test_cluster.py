@@ -37,18 +37,25 @@ def small_project(tmp_path_factory) -> Path:
     return project
 
 
-def measure(project: Path, out: Path, *args: str) -> bytes:
+def measure(project: Path, out: Path, *args: str, threads: int | None = None) -> bytes:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("MEASURE_WORKERS", None)
+    env.pop("MEASURE_THREADS", None)
+    if threads:
+        env["MEASURE_THREADS"] = str(threads)
     done = subprocess.run([sys.executable, "-m", "model", "measure", "--results", str(out), *args], cwd=project,
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return out.read_bytes()
 
 
-def test_the_results_are_the_same_in_process_and_on_1_2_and_4_workers(small_project, tmp_path):
+def test_the_results_are_the_same_in_process_on_1_and_3_threads_and_on_1_2_and_4_workers(small_project, tmp_path):
+    """Every map item runs on one thread of arithmetic wherever it runs (cluster.one_thread), so
+    the bytes do not depend on how many threads or workers share the items."""
     here = measure(small_project, tmp_path / "here.json")
     assert b'"calibration"' in here and b'"ground_truth"' in here     # the maps that run on the cluster ran
+    for n in (1, 3):
+        assert measure(small_project, tmp_path / f"threads{n}.json", threads=n) == here, f"{n} threads in process"
     for n in (1, 2, 4):
         assert measure(small_project, tmp_path / f"{n}.json", "--workers", str(n)) == here, f"{n} workers"
 
@@ -135,6 +142,13 @@ def test_the_settings(monkeypatch):
         cluster.from_settings()
     with pytest.raises(UserError, match="at least one worker"):
         cluster.from_settings(0)
+    monkeypatch.delenv(cluster.WORKERS_ENV)
+    monkeypatch.setenv(cluster.THREADS_ENV, "3")
+    assert cluster.from_settings().threads == 3
+    for bad in ("three", "0"):
+        monkeypatch.setenv(cluster.THREADS_ENV, bad)
+        with pytest.raises(UserError, match=f"MEASURE_THREADS='{bad}'"):
+            cluster.from_settings()
 
 
 def test_a_local_cluster_listens_on_loopback_only():

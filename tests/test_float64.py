@@ -88,3 +88,16 @@ def test_the_reference_is_float64_and_float32_only_when_asked(l6):
     as_trained = encoder.Encoder.from_checkpoint(l6, torch.float32)   # the browser runtime's comparison
     ids, mask = encoder.pad([[101, 7592, 102]])
     assert as_trained(ids, mask).hidden.dtype == torch.float32
+
+
+def test_the_floors_are_a_thousand_times_what_two_kernel_paths_differ_by():
+    """study.yml's margin floor and simulated machine are 1000x the measured difference of two
+    real kernel paths (bench/kernels.py), rounded up to a power of ten: neither below (too
+    little room for another CPU) nor far above (a floor that refuses honest picks)."""
+    from conftest import ROOT
+    from model import study
+
+    st = study.load(ROOT / "docs" / "study.yml")
+    for setting, measured in ((st.picks.margin_floor, st.kernel_paths.margin_move),
+                              (st.simulated_machine.nudge, st.kernel_paths.layer_difference)):
+        assert measured > 0 and 1000 * measured <= setting < 10_000 * measured

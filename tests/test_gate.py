@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT, use_small_corpus
 from model import results as results_mod
-from livenumbers import cache, files, gate, lock
+from livenumbers import cache, files, gate, lock, printed
 from model.site.source import study_settings
 from livenumbers.markup import PageError
 
@@ -277,22 +277,28 @@ def test_a_number_another_machine_could_print_otherwise_prints_its_value_of_reco
     differently on a machine that rounds differently: accept records its format with its noise
     as a stated tolerance, and every build prints the lock's value, checking its own against it.
     A noise figure's bound too near the figure is refused."""
-    value = gate.run(settings(project), with_charts=False).numbers[KEY]
-    fmt = "fixed:7"   # 0.2648068..., its seventh place a few 1e-8 from an edge: far less than the floor's 1.3e-5
+    report = gate.run(settings(project), with_charts=False)
+    value, floor = report.numbers[KEY], report.numbers["picks.margin_floor"]
+    # The fewest decimals whose printed edge the value sits nearer than the floor (relative):
+    # another machine's rounding could print it otherwise.
+    digits = next(d for d in range(3, 16) if printed.edge_distance(value, f"fixed:{d}") < floor * abs(value))
+    fmt = f"fixed:{digits}"
     append(project, "index.md", f'{{{{ num("{KEY}", "{fmt}") }}}}')
     accepted = gate.accept(settings(project))
     assert not accepted.refused, accepted.text
     entry = lock.read(settings(project).lock).numbers[KEY]
     (shown,) = entry.shown.values()
     assert list(entry.shown) == [fmt] and shown.startswith(f"{fmt}~") and entry.tolerance == float(shown.split("~")[1])
-    assert entry.printed[f"en {shown}"] == f"{entry.value:.7f}"
+    assert entry.printed[f"en {shown}"] == f"{entry.value:.{digits}f}"
     other = value + 0.4 * entry.tolerance   # the lock as another machine wrote it
     edit_lock(project, lambda d: d["numbers"][KEY].update(value=other) or d["numbers"][KEY]["printed"].update(
-        {f"en {shown}": f"{other:.7f}"}))
+        {f"en {shown}": f"{other:.{digits}f}"}))
     report = gate.run(settings(project))
     assert report.ok, report.message(settings(project).lock)
-    assert f"{other:.7f}" in report.rendered["index.md"]   # the value of record, printed
-    append(project, "index.md", '{{ num("l6.check.oracle_max_abs_alpha", "below:3e-6") }}')
+    assert f"{other:.{digits}f}" in report.rendered["index.md"]   # the value of record, printed
+    # A bound under twice its figure: another machine's rounding could put the figure past it.
+    figure = report.numbers["l6.check.oracle_max_abs_alpha"]
+    append(project, "index.md", f'{{{{ num("l6.check.oracle_max_abs_alpha", "below:{1.5 * figure:.0e}") }}}}')
     before = settings(project).lock.read_bytes()
     refused = gate.accept(settings(project))
     assert refused.refused and [u.key for u in refused.unsteady] == ["l6.check.oracle_max_abs_alpha"]

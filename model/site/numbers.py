@@ -158,6 +158,8 @@ def flatten(results: dict) -> Numbers:
     })
     _put(inputs, "bootstrap", results["bootstrap"])
     _put(inputs, "picks", results.get("picks", {}))
+    _put(inputs, "simulated_machine", results.get("simulated_machine", {}))   # study.yml's floors' grounds (issue 46)
+    _put(inputs, "kernel_paths", results.get("kernel_paths", {}))
     _put(inputs, "calibration", results.get("calibration", {}))   # Part 9's settings (study.yml)
     _put(inputs, "replication", results.get("replication", {}))   # ... and its replication's
     _put(inputs, "replication.power", (results.get("replication") or {}).get("power", {}))

@@ -11,8 +11,8 @@ from pathlib import Path
 from ..instrument import LENSES
 from .files import StudyError, read_corpus, read_yaml
 from .pairs import read_flip_pairs
-from .schema import (AnchorSpec, Bootstrap, Calibration, FlipHeads, FreshCorpus, HEAD_RULES, MeanAblation, ModelSpec,
-                     Picks, Replication, Sensitivity, SimulatedMachine, StopRule, Study)
+from .schema import (HEAD_RULES, AnchorSpec, Bootstrap, Calibration, FlipHeads, FreshCorpus, KernelPaths, MeanAblation,
+                     ModelSpec, Picks, Replication, Sensitivity, SimulatedMachine, StopRule, Study)
 
 
 def load(path: str | Path) -> Study:
@@ -49,6 +49,9 @@ def load(path: str | Path) -> Study:
         p = raw.get("picks") or {}
         pick_rules = Picks(float(p.get("tie_tolerance", 0.0)), float(p.get("margin_floor", 0.0)))
         simulated = SimulatedMachine(float((raw.get("simulated_machine") or {}).get("nudge", 0.0)))
+        k = raw.get("kernel_paths") or {}
+        kernel_paths = KernelPaths(str(k.get("measured_on", "")), float(k.get("near", 0.0)),
+                                   float(k.get("margin_move", 0.0)), float(k.get("layer_difference", 0.0)))
         calibration = _calibration(path, raw) if "calibration" in raw else None
     except StudyError:
         raise  # the corpus's own error, naming its file and line
@@ -97,7 +100,7 @@ def load(path: str | Path) -> Study:
                  tie_tolerance, bootstrap, pairs, nulls, flip_heads, anchors, runtime_models, runtime_tolerance,
                  sensitivity=sensitivity, value_zeroing_every=zeroing_every,
                  ablation_every=ablation_every, truth_oracle_every=truth_oracle_every, picks=pick_rules,
-                 simulated_machine=simulated, flip_pairs_path=flip_path, calibration=calibration)
+                 simulated_machine=simulated, kernel_paths=kernel_paths, flip_pairs_path=flip_path, calibration=calibration)
 
 
 def _calibration(path: Path, raw: dict) -> Calibration:

@@ -50,6 +50,16 @@ class SimulatedMachine:
 
 
 @dataclass(frozen=True)
+class KernelPaths:
+    """Two real kernel paths of one CPU, measured (bench/kernels.py; study.yml `kernel_paths`): what
+    the margin floor and the simulated machine's nudge are set from."""
+    measured_on: str = ""
+    near: float = 0.0               # the margins compared: those within this of turning
+    margin_move: float = 0.0        # the largest move of a published margin among them
+    layer_difference: float = 0.0   # the largest per-layer difference, relative to the layer's largest value
+
+
+@dataclass(frozen=True)
 class Calibration:
     """Part 9 (study.yml `calibration`, `confirmation`; model/calibration/)."""
     primary: str                       # the truth the criterion is read on
@@ -194,6 +204,7 @@ class Study:
     truth_oracle_every: int = 1   # the oracle re-runs part 8's measures on every n-th sentence
     picks: Picks = field(default=Picks())
     simulated_machine: SimulatedMachine = field(default=SimulatedMachine())
+    kernel_paths: KernelPaths = field(default=KernelPaths())
     flip_pairs_path: Path | None = None   # the flip pairs' file, if the study names one
     calibration: Calibration | None = None
 

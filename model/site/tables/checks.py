@@ -7,21 +7,21 @@ from __future__ import annotations
 from livenumbers.tables import md_table
 
 from ..links import instrument_url
-from .common import below, escape, model_name
+from .common import FORWARD_BOUND, below, escape, model_name
 
 
 def checks(r, model: str) -> str:
     p = f"{model}.check"
     rows = [
         ["Sentences the oracle re-ran", r.cite(f"{p}.oracle_sentences", "int")],
-        ["Reference vs oracle, attention (max abs)", below(r, f"{p}.oracle_max_abs_alpha", "1e-5")],
-        ["Reference vs oracle, last hidden state (max abs)", below(r, f"{p}.oracle_max_abs_hidden", "1e-5")],
-        ["Reference vs oracle, displayed sink shares (max abs)", below(r, f"{p}.oracle_max_abs_sink", "1e-5")],
+        ["Reference vs oracle, attention (max abs)", below(r, f"{p}.oracle_max_abs_alpha", FORWARD_BOUND)],
+        ["Reference vs oracle, last hidden state (max abs)", below(r, f"{p}.oracle_max_abs_hidden", FORWARD_BOUND)],
+        ["Reference vs oracle, displayed sink shares (max abs)", below(r, f"{p}.oracle_max_abs_sink", FORWARD_BOUND)],
         ["Oracle opens the same head for every row not within the margin floor of a tie",
          r.cite(f"{p}.oracle_same_heads", "yesno")],
-        ["... rows within it (their head is the float32 reference's rounding)", r.cite(f"{p}.oracle_near_tie_rows", "int")],
-        ["Norms forced to 1.0 vs α folded by loops (max abs)", below(r, f"{p}.unit_norms_max_diff", "1e-6")],
-        ["... within float32 rounding of α's row sums", r.cite(f"{p}.unit_norms_agree", "yesno")],
+        ["... rows within it (their head is the reference's rounding)", r.cite(f"{p}.oracle_near_tie_rows", "int")],
+        ["Norms forced to 1.0 vs α folded by loops (max abs)", below(r, f"{p}.unit_norms_max_diff", FORWARD_BOUND)],
+        ["... within float64 rounding of α's row sums", r.cite(f"{p}.unit_norms_agree", "yesno")],
         ["[CLS] value norm forced to 0: median sink share under ‖α v‖", r.cite(f"{p}.cls_zero_median_sink", "pct:2")],
         ["... and displayed rows still above 50 % (every row, the stop rule's count)", r.cite(f"{p}.cls_zero_rows_above", "int")],
     ]
@@ -33,7 +33,7 @@ def agreement(r) -> str:
     rows = []
     for key in r.results["models"]:
         c = lambda k, fmt: r.cite(f"{key}.check.{k}", fmt)
-        noise = lambda k: below(r, f"{key}.check.{k}", "1e-5")
+        noise = lambda k: below(r, f"{key}.check.{k}", FORWARD_BOUND)
         rows.append([model_name(r, key), c("oracle_sentences", "int"), noise("oracle_max_abs_alpha"),
                      noise("oracle_max_abs_hidden"), noise("oracle_max_abs_sink"), c("oracle_same_heads", "yesno"),
                      c("oracle_near_tie_rows", "int")])

@@ -8,7 +8,7 @@ from livenumbers.tables import md_table
 
 from ...instrument import LENS_LABELS, LENSES
 from ...truth import FIX_CITED
-from .common import below, ci_cell, ci_label, decided_row, model_name, row_link
+from .common import FORWARD_BOUND, PASSES_BOUND, below, ci_cell, ci_label, decided_row, model_name, row_link
 
 
 TRACK_LABELS = {**{lens: f"{LENS_LABELS[lens]} (α's head)" for lens in LENSES}, **FIX_CITED,
@@ -160,12 +160,11 @@ def truth_agreement(r) -> str:
     for key in r.results["models"]:
         c = lambda k, fmt: r.cite(f"{key}.truth.agreement.{k}", fmt)
         noise = lambda k, bound: below(r, f"{key}.truth.agreement.{k}", bound)
-        # The bounds: the target set before measuring (1e-5), one decade lower for the effects,
-        # one higher where a float32 quantity is read (ALTI's layer outputs, the bound's ||f(x)||).
         rows.append([model_name(r, key), c("sentences", "int"), c("ablation_sentences", "int"), c("zeroing_sentences", "int"),
-                     noise("max_abs_ablation_share", "1e-5"),
-                     noise("max_abs_effect", "1e-6"), noise("max_abs_kobayashi2021", "1e-5"), noise("max_abs_alti", "1e-4"),
-                     noise("max_abs_value_zeroing", "1e-5"), noise("max_abs_bound_ratio", "1e-4")])
+                     noise("max_abs_ablation_share", PASSES_BOUND),
+                     noise("max_abs_effect", FORWARD_BOUND), noise("max_abs_kobayashi2021", FORWARD_BOUND),
+                     noise("max_abs_alti", FORWARD_BOUND), noise("max_abs_value_zeroing", PASSES_BOUND),
+                     noise("max_abs_bound_ratio", FORWARD_BOUND)])
     return md_table(["Model", "Sentences", "... in the ablation's sample", "... with value zeroing",
                      "Ablation sink share (its sample's)", "Effects (1 − cos)",
                      "ATB+RES+LN rows", "ALTI rows", "Value-zeroing rows", "Bound ratio"], rows)
