@@ -211,10 +211,12 @@ class Study:
     @property
     def files(self) -> tuple[Path, ...]:
         """The files the study is read from: study.yml, the corpus, the flip pairs, the
-        confirmation corpus."""
+        confirmation and replication corpora, and Part 10's fresh corpus once written."""
         cal = self.calibration
         return (self.path, self.corpus_path, *((self.flip_pairs_path,) if self.flip_pairs_path else ()),
-                *((cal.confirmation_path,) if cal else ()), *((cal.replication.path,) if cal and cal.replication else ()))
+                *((cal.confirmation_path,) if cal else ()), *((cal.replication.path,) if cal and cal.replication else ()),
+                *((fresh.path,) if cal and cal.mean_ablation and (fresh := cal.mean_ablation.fresh) and fresh.path.is_file()
+                  else ()))
 
     def zeroing_sample(self, key: str) -> list[int]:
         """The sentences value zeroing is measured on (study.yml `value_zeroing_every`)."""
