@@ -151,6 +151,34 @@ def intervened(r: torch.Tensor, sink: torch.Tensor, content: torch.Tensor, s: to
     return rest_of_layer(r, w), rest_of_layer(r[:, None] - torch.stack([taken[k] for k in kinds], dim=1), w)
 
 
+# Part 10's interventions (docs/study.yml `mean_ablation`), at a word's tokens on one head, in
+# `mean_ablated`'s order: the sink's value vectors replaced by their means over a reference corpus,
+# then the content's.
+SINK_MEAN, CONTENT_MEAN = range(2)
+
+
+@dataclass
+class ValueMeans:
+    """One layer's value vectors averaged over a reference corpus, per head (model/calibration/means.py)."""
+    cls: torch.Tensor       # [nh, hs] [CLS]'s
+    sep: torch.Tensor       # [nh, hs] [SEP]'s
+    content: torch.Tensor   # [nh, hs] every other token's
+
+
+def mean_ablated(r: torch.Tensor, sink: torch.Tensor, content: torch.Tensor, row: torch.Tensor, heads: torch.Tensor,
+                 means: ValueMeans, w: LayerWeights) -> torch.Tensor:
+    """`head_parts`' rows (r, sink, content [Q, C]) with each row's alpha [Q, T] and head [Q] ->
+    changed [Q, 2, C]: the row's layer output with the sink's values replaced by their means, and
+    with the content's. Head h's output at the row's token gains W_O^h sum_{j in S} alpha_ij
+    (vbar_j - v_j), so what is taken out is the set's part less W_O^h sum_{j in S} alpha_ij vbar_j."""
+    W = w.W_O.permute(1, 2, 0)[heads]                                            # [Q, hs, C]
+    to_output = lambda v: torch.bmm(v[:, None], W)[:, 0]                       # [Q, hs] -> [Q, C]
+    sink_means = row[:, :1] * means.cls[heads] + row[:, -1:] * means.sep[heads]  # [Q, hs]
+    content_means = (1 - row[:, 0] - row[:, -1])[:, None] * means.content[heads]
+    taken = torch.stack([sink - to_output(sink_means), content - to_output(content_means)], dim=1)
+    return rest_of_layer(r[:, None] - taken, w)
+
+
 def value_zeroing(f: torch.Tensor, r: torch.Tensor, alpha: torch.Tensor, w: LayerWeights, tokens: torch.Tensor) -> torch.Tensor:
     """Token i's layer output moved by zeroing v_j in every head, for every j. tokens [Q] -> [Q, T]."""
     removed = torch.einsum("nqj,njc->qjc", alpha[:, tokens], f)     # [Q, T, C]: sum_h alpha^h_ij f^h_j

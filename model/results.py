@@ -53,6 +53,12 @@ def weights_digest(model: str) -> str:
 
 
 
+def _fresh(study: study_mod.Study):
+    """Part 10's fresh corpus, if the study registers one."""
+    ma = study.calibration.mean_ablation if study.calibration else None
+    return ma.fresh if ma else None
+
+
 def provenance(study: study_mod.Study) -> dict:
     """Everything the results depend on. Reading it never imports torch. A perturbed
     measurement (perturb.py) says so; an unperturbed one has no such field, as before."""
@@ -65,6 +71,8 @@ def provenance(study: study_mod.Study) -> dict:
            if study.calibration else {}),
         **({"replication_sha256": hashlib.sha256(study.calibration.replication.path.read_bytes()).hexdigest()}
            if study.calibration and study.calibration.replication else {}),
+        **({"fresh_sha256": hashlib.sha256(fresh.path.read_bytes()).hexdigest()} if (fresh := _fresh(study)) and
+           fresh.path.is_file() else {}),
         "code_version": code_version(),
         "libraries": library_versions(),
         "models": {m.key: {"name": m.name, "sha256": weights_digest(m.name)} for m in study.models},
@@ -147,6 +155,9 @@ def _compute(study: study_mod.Study, run_checks: bool) -> tuple[dict, dict[str, 
         **({"calibration": study.calibration.settings()} if study.calibration else {}),
         **({"replication": study.calibration.replication.settings()}
            if study.calibration and study.calibration.replication else {}),
+        **({"mean_ablation": study.calibration.mean_ablation.settings()}
+           if study.calibration and study.calibration.mean_ablation else {}),
+        **({"fresh_corpus": fresh.settings()} if (fresh := _fresh(study)) else {}),
         "default_model": study.models[0].key,
         "models": models,
     }

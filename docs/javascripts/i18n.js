@@ -109,11 +109,11 @@
       "{model}, lentille {lens} : {over} {over|ligne|lignes} sur {rows} {over|porte|portent} l'avertissement " +
       "([CLS] et [SEP] y apportent plus de {threshold} de ce que la tête apporte au mot) ; la ligne " +
       "médiane leur cède {sink} de son poids, et {punct} à la ponctuation.",
-    ["{model}, lens {lens}: Part 9 found no reading fit to warn on this model (its verdict on the word " +
-    "truth: {verdict}), so no row is flagged; the median row loses {sink} of its weight to [CLS] and [SEP], " +
-    "and {punct} to punctuation."]:
-      "{model}, lentille {lens} : la partie 9 n'a trouvé aucune lecture apte à avertir sur ce modèle (son " +
-      "verdict sur la vérité du mot : {verdict}) ; aucune ligne n'est donc signalée ; la ligne médiane cède " +
+    ["{model}, lens {lens}: Part 10 found no reading fit to warn on this model (its verdict on the " +
+    "mean-ablation truth: {verdict}), so no row is flagged; the median row loses {sink} of its weight to " +
+    "[CLS] and [SEP], and {punct} to punctuation."]:
+      "{model}, lentille {lens} : la partie 10 n'a trouvé aucune lecture apte à avertir sur ce modèle (son " +
+      "verdict sur la vérité par ablation à la moyenne : {verdict}) ; aucune ligne n'est donc signalée ; la ligne médiane cède " +
       "{sink} de son poids à [CLS] et [SEP], et {punct} à la ponctuation.",
     ["This row is not on the head α opens for {word}, where the warning was held to what the sink does: " +
     "here the share is shown, and no warning."]:
@@ -227,12 +227,12 @@
       "part : confrontée à ce que fait le puits, c'est la lecture qui voit juste quand elle avertit (",
     [" Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring " +
     "{effect} of what the head brings to {word}. On this model no reading was found fit to warn (its " +
-    "verdict on the word truth: {verdict}), so no row is flagged ("]:
+    "verdict on the mean-ablation truth: {verdict}), so no row is flagged ("]:
       " Chaque poids pondéré par la taille de ce que porte son token (‖α f(x)‖ sur cette tête), [CLS] et " +
       "[SEP] apportent {effect} de ce que la tête apporte à {word}. Sur ce modèle, aucune lecture n'a été " +
-      "jugée apte à avertir (son verdict sur la vérité du mot : {verdict}) ; aucune ligne n'est donc " +
+      "jugée apte à avertir (son verdict sur la vérité par ablation à la moyenne : {verdict}) ; aucune ligne n'est donc " +
       "signalée (",
-    "Part 9": "partie 9",
+    "Part 10": "partie 10",
     ["{punct} of the full row went to punctuation ({marks}): counted apart from the sink, it stays in " +
     "the displayed row."]:
       "{punct} de la ligne complète va à la ponctuation ({marks}) : comptée à part du puits, elle reste " +

@@ -462,7 +462,7 @@
       return row ? { lh, picked, ...row } : { lh, picked, w, missing: true };
     }
 
-    // The warning's reading for a row: the sink share under the norm lens Part 9 found fit on
+    // The warning's reading for a row: the sink share under the norm lens Part 10 found fit on
     // this model (‖α f(x)‖ where none is: shown, never warned on), on the row's head (for a
     // fix, the head α opens, on which its layer is read).
     effectOf(r) {
@@ -470,7 +470,7 @@
       return row ? row.sink : NaN;
     }
 
-    // Does the badge warn? Only on a model where Part 9 found a reading fit (its registered
+    // Does the badge warn? Only on a model where Part 10 found a reading fit (its registered
     // verdict, index.json's `warning`), on the head α opens for the word (where that reading
     // was held to the truth: not another lens's head, not a reader's pick), above the threshold.
     warns(effect, r) {
@@ -522,8 +522,8 @@
       const medians = { sink: pct(median(rows.map((r) => r.sink))), punct: pct(median(rows.map((r) => r.punct))) };
       this.summary.textContent = !rows.length ? t("{model}, lens {lens}: not measured on this sentence " +
         "(a sample of the corpus: every {every}th sentence).", { model: meta.name, lens: lens.label, every: meta.value_zeroing_every }) :
-        !meta.warning.lens ? t("{model}, lens {lens}: Part 9 found no reading fit to warn on this model " +
-        "(its verdict on the word truth: {verdict}), so no row is flagged; the median row loses {sink} of its " +
+        !meta.warning.lens ? t("{model}, lens {lens}: Part 10 found no reading fit to warn on this model " +
+        "(its verdict on the mean-ablation truth: {verdict}), so no row is flagged; the median row loses {sink} of its " +
         "weight to [CLS] and [SEP], and {punct} to punctuation.", { model: meta.name, lens: lens.label,
           verdict: verdictWord(meta.warning.verdict), ...medians }) :
         t("{model}, lens {lens}: on {over} of {rows} rows [CLS] and [SEP] bring more than " +
@@ -750,9 +750,9 @@
         "the sink does, it is the reading that is right when it warns (", { effect: pct(effect), word: quoted(word) })
           : t(" Weighed by the size of what each token carries (‖α f(x)‖ on this head), [CLS] and [SEP] bring " +
         "{effect} of what the head brings to {word}. On this model no reading was found fit to warn " +
-        "(its verdict on the word truth: {verdict}), so no row is flagged (", { effect: pct(effect), word: quoted(word),
+        "(its verdict on the mean-ablation truth: {verdict}), so no row is flagged (", { effect: pct(effect), word: quoted(word),
             verdict: verdictWord(meta.warning.verdict) }),
-        el("a", { href: articleHref(), text: t("Part 9") }), ").")];
+        el("a", { href: articleHref(), text: t("Part 10") }), ").")];
       if (meta.warning.lens && !this.onAlphaHead(r)) {
         notes.push(el("p", { class: "instr-effect-note", text: t("This row is not on the head α opens for " +
           "{word}, where the warning was held to what the sink does: here the share is shown, and no warning.",
@@ -869,13 +869,13 @@
   // Whether the page shows a fix (a comparison lens of part 8).
   function s_fix(instrument) { return instrument.fixes.has(instrument.state.lens); }
 
-  // The warning's reading (Part 9, articles/calibration.md): the sink's share of the row under
+  // The warning's reading (Part 10, articles/decisive-test.md): the sink's share of the row under
   // ‖α f(x)‖ on the head shown, the reading held to what the sink does that was right when it warned.
   // Read when drawn, not when the script loads: the page's language is the one on screen.
   const effectTitle = () => t("[CLS] and [SEP]'s share of what this head brings to the word, each weight " +
     "times the size of what it carries (‖α f(x)‖ on this head): the warning reads this");
 
-  // Part 9's verdict on a model, in the page's language.
+  // Part 10's verdict on a model, in the page's language.
   function verdictWord(verdict) {
     if (verdict === "not fit") return t("not fit");
     if (verdict === "undetermined") return t("undetermined");
@@ -888,11 +888,11 @@
       el("span", { "aria-hidden": "true", text: `${warn ? "⚠ " : ""}${prefix}` }), pct(effect));
   }
 
-  // Part 9 in the page's language: on a French page whose scripts are shared with the English
+  // Part 10 in the page's language: on a French page whose scripts are shared with the English
   // site (siteBase() is the English root), the French edition's article under fr/.
   function articleHref() {
     const base = siteBase(), fr = base + "fr/";
-    return (I18N.lang === "fr" && location.href.startsWith(fr) ? fr : base) + "articles/calibration/";
+    return (I18N.lang === "fr" && location.href.startsWith(fr) ? fr : base) + "articles/decisive-test/";
   }
 
   function massNote(r, word) {

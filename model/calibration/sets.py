@@ -21,7 +21,7 @@ from ..corpus import Corpus, Displayed
 from ..instrument import LENSES
 from .readings import ON_ALPHAS_HEAD, alternatives, fix_shares, on_alpha, readings, wanted
 from .scores import clean, score
-from .truths import DOWNSTREAM, TRUTHS, measure, share
+from .truths import DOWNSTREAM, MEAN, TRUTHS, measure, share
 from .verdicts import fit_on_both, model_verdict, replication_verdicts, stop_rule, verdicts
 
 
@@ -34,20 +34,30 @@ def run(ckpt, study, key: str, corpus: Corpus, rows: dict[str, Displayed], same_
     half's) and its own truth run for the fixes."""
     from ..corpus import displayed
 
-    cal = study.calibration
+    from .. import mean_ablation
+
+    cal, ma = study.calibration, study.calibration.mean_ablation
     tie = study.tie_tolerance
     weighted = {lens: displayed(corpus, lens, excluded[lens], tie, weights=t.ratios) for lens in ("alpha", "output_norm")}
     test = rows["alpha"].where(study.halves["test"])
     n = len(corpus.toks)
+    # Part 10's reference means, over the fit half (mean_ablation/means.py), measured with Part 9's runs
+    means = (mean_ablation.value_means([gt.layer_weights(ckpt, l) for l in range(ckpt.config.n_layer)], inputs,
+                                       study.halves["fit"]) if ma else None)
     sets = {"corpus": _set(ckpt, corpus, inputs, rows, same_head, t, weighted, test,
                            set(cal.downstream(key, n)) & set(study.halves["test"]), study, resampler,
-                           cosine=t.table["alpha"]),
+                           cosine=t.table["alpha"], means=means),
             "confirmation": _elsewhere(ckpt, study, cal.confirmation, cal.confirmation_registers, cal.confirmation_path,
-                                       excluded, cal.downstream_every.get(key, 1))}
+                                       excluded, cal.downstream_every.get(key, 1), means=means)}
     rep = cal.replication
     if rep is not None and key in rep.models:
         sets["replication"] = _elsewhere(ckpt, study, rep.sentences, rep.registers, rep.path, excluded,
                                          rep.downstream_every, layer=False)
+    fresh = ma.fresh if ma and ma.fresh and key in ma.fresh.models else None
+    pilot = mean_ablation.pilot(ckpt, corpus, inputs, rows, study.halves["fit"], means) if fresh else None
+    if fresh and fresh.sentences:   # the decisive test, once its sentences are chosen (model/fresh.py)
+        sets["fresh"] = _elsewhere(ckpt, study, fresh.sentences, fresh.registers, fresh.path, excluded, 1,
+                                   layer=False, means=means, zero=False)
     fits = {name: fit_on_both(sets, name) for name in ("word", "layer") if name in sets["corpus"]["truths"]}
     count = lambda d: sum(v for k, v in d.items() if k != "margins")
     out = {"primary": cal.primary, "sets": sets, "fit": fits[cal.primary], "n_fit": count(fits[cal.primary]),
@@ -62,13 +72,17 @@ def run(ckpt, study, key: str, corpus: Corpus, rows: dict[str, Displayed], same_
     out["model_verdict"] = model_verdict(out["verdict"], out["verdict_registered"])
     if "replication" in sets:
         out["replicates"] = replication_verdicts(sets["replication"], cal.primary, cal.min_truth_rows)
+    if ma:   # Part 10, and Part 9's criterion on the corpora it was registered on, read with its bounds
+        part10 = {c: st.pop("part10") for c, st in sets.items() if "part10" in st}
+        out["mean_ablation"] = mean_ablation.summary(part10, pilot, ("corpus", "confirmation"))
     return out
 
 
 def _elsewhere(ckpt, study, sentences, registers, path, excluded: dict[str, np.ndarray], downstream_every: int,
-               layer: bool = True) -> dict:
-    """A corpus measured as one held-out set (the confirmation corpus, the replication): its rows
-    opened with corpus.tsv's positional heads, its own truth run for the fixes' rows."""
+               layer: bool = True, means: list | None = None, zero: bool = True) -> dict:
+    """A corpus measured as one held-out set (the confirmation corpus, the replication, Part 10's
+    fresh corpus): its rows opened with corpus.tsv's positional heads, its own truth run for the
+    fixes' rows."""
     from .. import truth
     from ..corpus import displayed, on_heads, read_corpus
     from ..study import with_sentences_of
@@ -86,39 +100,48 @@ def _elsewhere(ckpt, study, sentences, registers, path, excluded: dict[str, np.n
         everything = np.ones(len(rows["alpha"].sentence), bool)
         n = len(corpus.toks)
         return _set(ckpt, corpus, inputs, rows, same, t, weighted, everything, set(range(0, n, downstream_every)), other,
-                    Resampler(n, study.bootstrap.resamples, study.bootstrap.seed, study.bootstrap.level), layer=layer)
+                    Resampler(n, study.bootstrap.resamples, study.bootstrap.seed, study.bootstrap.level), layer=layer,
+                    means=means, zero=zero)
 
 
 def _set(ckpt, corpus: Corpus, inputs, rows: dict[str, Displayed], same_head: dict, t, weighted: dict,
          where: np.ndarray, downstream: set[int], study, resampler: Resampler, cosine: dict | None = None,
-         layer: bool = True) -> dict:
+         layer: bool = True, means: list | None = None, zero: bool = True) -> dict:
     """Every reading scored against every truth on the rows `where` selects (`t`: the corpus's
     Part 8 run, for the fixes' rows). `cosine`: Part 8's ablation effects on alpha's rows (NaN
     off its sample), held to the layer truth's. Without `layer` (the replication), the
-    downstream truths only. The rows' readings and truths go into the results too (`rows`),
-    so that every count, share and correlation can be recomputed from them."""
+    downstream truths only; without `zero` (Part 10's fresh corpus), not even those. With the
+    `means`, Part 10's mean-ablation truth too, scored apart ("part10", mean_ablation.on_set).
+    The rows' readings and truths go into the results too (`rows`), so that every count, share
+    and correlation can be recomputed from them."""
     found = readings(rows, same_head, fix_shares(t.table), weighted)
     alt = alternatives(corpus, rows, weighted, t)
     n = len(corpus.toks)
     a = rows["alpha"]
     wanted_ = wanted(a, found, n, alt) if layer else [set() for _ in range(n)]
-    truths = measure(ckpt, corpus, inputs, wanted_, on_alpha(a, downstream, n, a.alternative(corpus, "alpha")))
+    truths = measure(ckpt, corpus, inputs, wanted_, on_alpha(a, downstream, n, a.alternative(corpus, "alpha")), means, zero)
     keys = lambda lay, hd: zip(a.sentence.tolist(), a.word.tolist(), lay.tolist(), hd.tolist())
     of = lambda name, lay, hd: np.array([share(getattr(truths, name)[k]) if k in getattr(truths, name) else np.nan
                                          for k in keys(lay, hd)])
     truth_share = {name: {r: of(name, lay, hd) for r, (_, lay, hd) in found.items()} for name in TRUTHS}
+    if means is not None:   # on alpha's head only
+        truth_share[MEAN] = {"alpha": of(MEAN, a.layer, a.head)}
     # On the alternative picks, each truth where a pick could turn (measured: the downstream
     # truths on alpha's head, in their sample), the pick's own truth where it cannot (the same row).
     alt_truth = {name: {r: np.where(m < picks.SEARCHED_BELOW, of(name, lay, hd), truth_share[name][r])
                         for r, (_, lay, hd, m) in alt.items()} for name in TRUTHS}
-    names = TRUTHS if layer else DOWNSTREAM
+    names = TRUTHS if layer else DOWNSTREAM if zero else ()
     out: dict = {"n_sentences": int(len(set(a.sentence[where].tolist()))), "n_rows": int(where.sum()),
                  "n_downstream_sentences": len(downstream)}
     with timing.stage("scores"):
         out["truths"] = _scores(found, truth_share, where, a.sentence, study, resampler,
                                 {name: {r: (x[where], alt_truth[name][r][where], m[where]) for r, (x, _, _, m) in alt.items()}
                                  for name in names}, names)
-    out["rows"] = row_record(a, where, found, truth_share, names)
+    out["rows"] = row_record(a, where, found, truth_share, names + ((MEAN,) if means is not None else ()))
+    if means is not None:
+        from .. import mean_ablation
+        with timing.stage("scores"):
+            out["part10"] = mean_ablation.on_set(found, truth_share, where, a.sentence, study, resampler)
     # The display's own change, over removing the head: how much of the head's effect the
     # renormalized row leaves out (alpha's head).
     keys = [k for k in zip(a.sentence[where].tolist(), a.word[where].tolist(), a.layer[where].tolist(),
@@ -143,7 +166,7 @@ def row_record(a: Displayed, where: np.ndarray, found: dict, truth_share: dict, 
     word, every reading's sink share, and each truth's share on the head each reading opens
     (the downstream truths on alpha's head only: one column). None where not measured."""
     col = lambda x: [None if np.isnan(v) else float(v) for v in np.asarray(x, dtype=float)[where]]
-    on_own_head = lambda name: {r: col(truth_share[name][r]) for r in found} if name not in DOWNSTREAM \
+    on_own_head = lambda name: {r: col(truth_share[name][r]) for r in found} if name not in (*DOWNSTREAM, MEAN) \
         else {"alpha_head": col(truth_share[name]["alpha"])}
     return {"sentence": a.sentence[where].tolist(), "word": a.word[where].tolist(),
             "readings": {r: col(x) for r, (x, _, _) in found.items()},

@@ -7,7 +7,11 @@ content), measured on a linear scale (the size of the change, not a squared dist
 - the word truth: ||z - z'|| / ||z|| of w's final-layer representation (its tokens' mean),
   the change run through every later layer; and the sentence truth: ||e - e'|| of the
   sentence embedding (the L2-normalized mean of the last hidden states); on alpha's head
-  (the head the instrument opens), every n-th sentence (`downstream_every`).
+  (the head the instrument opens), every n-th sentence (`downstream_every`);
+- Part 10's mean-ablation truth (docs/study.yml `mean_ablation`): the word's final
+  representation moved as the word truth's is, but by the sink's (or the content's) value
+  vectors replaced by their reference means (means.py; ground_truth.mean_ablated), on the rows
+  whose downstream truths are measured, when the run is given the means.
 
 A truth's sink share is the sink's effect over the sink's and the content's (`share`).
 
@@ -33,20 +37,24 @@ from ..corpus import Corpus
 
 TRUTHS = ("layer", "word", "sentence")
 DOWNSTREAM = ("word", "sentence")   # measured on alpha's head only
+MEAN = "mean"                       # Part 10's truth: on alpha's head, where the downstream truths are
 
 
 def share(effects: np.ndarray) -> float:
-    """[4] effects (ground_truth's intervention order) -> the sink's share of sink + content."""
-    total = effects[gt.SINK_OUT] + effects[gt.CONTENT_OUT]
-    return float(effects[gt.SINK_OUT] / total) if total > 0 else 0.0
+    """Effects, the sink's first and the content's second (ground_truth's intervention orders:
+    SINK_OUT, CONTENT_OUT and SINK_MEAN, CONTENT_MEAN) -> the sink's share of sink + content."""
+    total = effects[0] + effects[1]
+    return float(effects[0] / total) if total > 0 else 0.0
 
 
 @dataclass
 class Truths:
-    """(sentence, word, layer, head) -> the interventions' effects [4], per truth."""
+    """(sentence, word, layer, head) -> the interventions' effects, per truth ([4] for Part 9's,
+    in ground_truth.intervened's order; [2] for the mean-ablation truth, mean_ablated's)."""
     layer: dict[tuple, np.ndarray] = field(default_factory=dict)
     word: dict[tuple, np.ndarray] = field(default_factory=dict)
     sentence: dict[tuple, np.ndarray] = field(default_factory=dict)
+    mean: dict[tuple, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass
@@ -68,6 +76,8 @@ class Task:
     model: str
     perturbation: object               # perturb.Perturbation: the run's, on whatever runs the task
     sentences: list[Sentence]
+    means: list | None = None          # per layer, ground_truth.ValueMeans: the mean-ablation truth too
+    zero: bool = True                  # Part 9's downstream truths (without: the mean-ablation truth alone)
 
 
 SENTENCES_PER_TASK = 16
@@ -75,17 +85,19 @@ SENTENCES_PER_TASK = 16
 
 @timing.stage("calibration truths")
 def measure(ckpt, corpus: Corpus, inputs, wanted: list[set[tuple[int, int, int]]],
-            downstream: list[set[tuple[int, int, int]]]) -> Truths:
+            downstream: list[set[tuple[int, int, int]]], means: list | None = None, zero: bool = True) -> Truths:
     """The layer truth of every (word, layer, head) `wanted[i]` names for sentence i, and the
-    downstream truths of those `downstream[i]` names: a map over batches of sentences (on the
-    runner model/cluster.py hands out), merged in their order."""
+    downstream truths of those `downstream[i]` names (Part 9's if `zero`, the mean-ablation
+    truth if given the `means`): a map over batches of sentences (on the runner
+    model/cluster.py hands out), merged in their order."""
     from .. import cluster, encoder, perturb
 
     runner = cluster.current()
     asked = [i for i, (w, d) in enumerate(zip(wanted, downstream)) if w or d]
     tasks = (Task(ckpt.name, perturb.from_env(), [
         Sentence(i, corpus.toks[i].ids, _words(corpus.toks[i]), inputs.read(i), corpus.acts[i].alpha,
-                 corpus.acts[i].hidden, wanted[i], downstream[i]) for i in asked[at:at + SENTENCES_PER_TASK]])
+                 corpus.acts[i].hidden, wanted[i], downstream[i]) for i in asked[at:at + SENTENCES_PER_TASK]],
+                  means, zero)
              for at in range(0, len(asked), SENTENCES_PER_TASK))
     fn = truths_of
     if isinstance(runner, cluster.InProcess):   # one model and one set of layers for the threads
@@ -94,7 +106,7 @@ def measure(ckpt, corpus: Corpus, inputs, wanted: list[set[tuple[int, int, int]]
     done = runner.map(fn, tasks)
     out = Truths()
     for part in timing.counted(done, -(-len(asked) // SENTENCES_PER_TASK)):
-        for name in TRUTHS:
+        for name in (*TRUTHS, MEAN):
             getattr(out, name).update(getattr(part, name))
     return out
 
@@ -112,23 +124,23 @@ def truths_of(task: Task, model=None, weights=None) -> Truths:
     out = Truths()
     with cluster.one_thread(), torch.no_grad():
         for l, w in enumerate(weights):
-            _layer(model, w, l, task.sentences, out)
+            _layer(model, w, l, task, out)
     return out
 
 
-def _layer(model, w, l: int, sentences: list[Sentence], out: Truths) -> None:
+def _layer(model, w, l: int, task: Task, out: Truths) -> None:
     """Layer l's rows of every sentence: their parts sentence by sentence, the rest of the
     layer for all of them in a few large batches (the layer truth), and the downstream truths
     of the rows `downstream` names, sentence by sentence."""
     import torch
 
     parts, owners = [], []          # per sentence: head_parts of its rows' tokens; (sentence, row) per token
-    for s in sentences:
+    for s in task.sentences:
         x, alpha = torch.from_numpy(s.inputs[l]), torch.from_numpy(s.alpha[l])
         far = sorted(k for k in s.downstream if k[1] == l)
         if far:
             with timing.stage("downstream"):
-                _downstream(model, w, l, s, far, x, alpha, out)
+                _downstream(model, w, l, s, far, x, alpha, out, task.means[l] if task.means else None, task.zero)
         rows = sorted(k for k in s.wanted if k[1] == l)
         if not rows:
             continue
@@ -159,14 +171,23 @@ def _words(tok) -> list[list[int]]:
     return [[t for t, x in enumerate(tok.word_ids) if x == word] for word in range(len(tok.words))]
 
 
-def _downstream(model, w, l: int, s: Sentence, rows: list[tuple[int, int, int]], x, alpha, out: Truths) -> None:
-    """The word and sentence truths of `rows` (word, layer l, head): every intervention at
-    layer l run through every later layer, every row and intervention of the sentence in one batch."""
+def _downstream(model, w, l: int, s: Sentence, rows: list[tuple[int, int, int]], x, alpha, out: Truths,
+                means=None, zero: bool = True) -> None:
+    """The word and sentence truths of `rows` (word, layer l, head) if `zero`, and the
+    mean-ablation truth if given the layer's `means`: every intervention at layer l run through
+    every later layer, every row and intervention of the sentence in one batch."""
     import torch
 
     q = [(k, t) for k, (word, _, h) in enumerate(rows) for t in s.words[word]]
-    y, changed = gt.intervened(*gt.head_parts(x, alpha, w, torch.tensor([t for _, t in q]),
-                                              torch.tensor([rows[k][2] for k, _ in q])), w)   # [Q, C], [Q, 4, C]
+    tokens, heads = torch.tensor([t for _, t in q]), torch.tensor([rows[k][2] for k, _ in q])
+    r, sink, content, mass = gt.head_parts(x, alpha, w, tokens, heads)
+    y = gt.rest_of_layer(r, w)                                                              # [Q, C]
+    kinds = []                                                                              # [Q, K, C] each
+    if zero:
+        kinds.append(gt.intervened(r, sink, content, mass, w)[1])                          # Part 9's four
+    if means is not None:
+        kinds.append(gt.mean_ablated(r, sink, content, alpha[heads, tokens], heads, means, w))   # Part 10's two
+    changed = torch.cat(kinds, dim=1)
     # One baseline copy of the sentence entering layer l + 1, every row's tokens recomputed as
     # the interventions' are; then, per row and intervention, that copy with the row's tokens
     # changed: a row's copy differs from the baseline at its own tokens only.
@@ -174,7 +195,7 @@ def _downstream(model, w, l: int, s: Sentence, rows: list[tuple[int, int, int]],
     after = torch.from_numpy(s.inputs[l + 1] if l + 1 < len(s.inputs) else s.hidden).clone()
     for (_, t), base in zip(q, y):
         after[t] = base
-    copies = after[None].repeat(1 + len(rows) * K, 1, 1)                   # [1 + rows * 4, T, C]
+    copies = after[None].repeat(1 + len(rows) * K, 1, 1)                   # [1 + rows * K, T, C]
     for (k, t), alt in zip(q, changed):
         copies[1 + k * K:1 + (k + 1) * K, t] = alt
     ids = torch.tensor(s.ids)[None].repeat(len(copies), 1)
@@ -184,5 +205,9 @@ def _downstream(model, w, l: int, s: Sentence, rows: list[tuple[int, int, int]],
     for n, (word, _, h) in enumerate(rows):
         mine = slice(1 + n * K, 1 + (n + 1) * K)
         z0, z = last[0, s.words[word]].mean(dim=0), last[mine][:, s.words[word]].mean(dim=1)   # the word's final representation
-        out.word[(s.index, word, l, h)] = ((z - z0).norm(dim=-1) / z0.norm()).numpy()
-        out.sentence[(s.index, word, l, h)] = (pooled[mine] - pooled[0]).norm(dim=-1).numpy()
+        moved, key = ((z - z0).norm(dim=-1) / z0.norm()).numpy(), (s.index, word, l, h)
+        if zero:
+            out.word[key] = moved[:4]
+            out.sentence[key] = (pooled[mine][:4] - pooled[0]).norm(dim=-1).numpy()
+        if means is not None:
+            out.mean[key] = moved[-2:]

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from .. import picks, stats
+from .keys import EXACT, Keys, inf_margin, note, put, with_step
+from .verdict_keys import _calibration
 
 # Last parts of keys that count the inputs, whatever they are measured on: how many sentences,
 # rows (every word of a sentence is a row), pairs, heads, layers; what a sample's period is.
@@ -30,9 +32,8 @@ INPUT_COUNTS = frozenset({
     "n_pairs", "n_heads", "family", "permutations", "n_multi_subword", "sentences_one_token_words",
     "weighted_n_rows", "ablation_sentences", "sentences", "zeroing_sentences", "n_ablation_sentences",
     "n_threshold_rows", "ablation_every", "value_zeroing_every", "n_zeroing_sentences", "oracle_sentences",
-    "referent_a_named_first", "downstream_every", "row_columns",
+    "referent_a_named_first", "downstream_every", "row_columns", "n_readings",
 })
-EXACT = (picks.NO_MARGIN, picks.NO_MARGIN)   # the margin of a key no rounding can turn
 
 
 class Numbers(dict):
@@ -66,9 +67,9 @@ class Numbers(dict):
             on = "alpha" if m.group(5) == "alpha_head_sink" else m.group(4)   # read on alpha's head: its pick
             if r is not None and on in rows and "head_margin" in rows[on]:
                 lens = rows[m.group(4)]
-                found.append((_inf(rows[on]["head_margin"][r]), float("inf")))
+                found.append((inf_margin(rows[on]["head_margin"][r]), float("inf")))
                 if m.group(5) == "top_word":
-                    found.append((_inf(lens["top_margin"][r]), float("inf")))
+                    found.append((inf_margin(lens["top_margin"][r]), float("inf")))
         found = [f for f in found if f is not None and f[0] is not None]
         return min(found, key=lambda f: f[0]) if found else None
 
@@ -129,26 +130,9 @@ class Numbers(dict):
 _MISSING = object()
 
 
-def _inf(margin: float | None) -> float:
-    """A margin as stored (None: nothing could turn it; JSON has no infinity) -> a float."""
-    return float("inf") if margin is None else float(margin)
-
-
-class _Keys(dict):
-    """The flat namespace being built, with the margins of its keys beside it."""
-
-    def __init__(self, values: dict):
-        super().__init__(values)
-        self.margins: dict[str, tuple[float, float]] = {}
-
-    def margin(self, key: str, margin_step) -> None:
-        margin, step = margin_step
-        self.margins[key] = (_inf(margin), _inf(step))
-
-
 def flatten(results: dict) -> Numbers:
     # The inputs: the settings, the corpus, the libraries. Exact by construction.
-    inputs = _Keys({
+    inputs = Keys({
         "n_sentences": len(results["sentences"]),
         "n_models": len(results["models"]),
         "stop_rule.threshold": results["stop_rule"]["threshold"],
@@ -156,79 +140,59 @@ def flatten(results: dict) -> Numbers:
         "positional_threshold": results["positional_threshold"],
         "tie_tolerance": results["tie_tolerance"],
     })
-    _put(inputs, "bootstrap", results["bootstrap"])
-    _put(inputs, "picks", results.get("picks", {}))
-    _put(inputs, "simulated_machine", results.get("simulated_machine", {}))   # study.yml's floors' grounds (issue 46)
-    _put(inputs, "kernel_paths", results.get("kernel_paths", {}))
-    _put(inputs, "calibration", results.get("calibration", {}))   # Part 9's settings (study.yml)
-    _put(inputs, "replication", results.get("replication", {}))   # ... and its replication's
-    _put(inputs, "replication.power", (results.get("replication") or {}).get("power", {}))
+    put(inputs, "bootstrap", results["bootstrap"])
+    put(inputs, "picks", results.get("picks", {}))
+    put(inputs, "simulated_machine", results.get("simulated_machine", {}))   # study.yml's floors' grounds (issue 46)
+    put(inputs, "kernel_paths", results.get("kernel_paths", {}))
+    put(inputs, "calibration", results.get("calibration", {}))   # Part 9's settings (study.yml)
+    put(inputs, "replication", results.get("replication", {}))   # ... and its replication's
+    put(inputs, "replication.power", (results.get("replication") or {}).get("power", {}))
+    put(inputs, "mean_ablation", results.get("mean_ablation", {}))   # Part 10's settings (study.yml)
+    put(inputs, "fresh_corpus", results.get("fresh_corpus", {}))
     inputs["runtime.tolerance"] = results["runtime"]["tolerance"]
-    _put(inputs, "corpus", results["corpus"])
+    put(inputs, "corpus", results["corpus"])
     for register, n in results["corpus"]["registers"].items():
         inputs[f"corpus.register.{register}"] = n
     for half, n in results["corpus"]["halves"].items():
         inputs[f"corpus.half.{half}"] = n
     for i, b in enumerate(results["corpus"]["length_histogram"]):
-        _put(inputs, f"corpus.length{i}", b)
+        put(inputs, f"corpus.length{i}", b)
     for name, version in results["provenance"]["libraries"].items():
         inputs[f"library.{name}"] = version
     for i, text in enumerate(results["sentences"]):
         inputs[f"sentence.{i}"] = text
-    out = _Keys(inputs)
+    out = Keys(inputs)
     out.margins = {key: EXACT for key in inputs}
     for k, m in results["models"].items():
         _model(out, k, m, results["sentences"], results.get("picks", {}).get("tie_tolerance", 0.0))
     return Numbers(out, results, out.margins)
 
 
-def _put(out: _Keys, prefix: str, values: dict) -> None:
-    """Every scalar of `values` as `prefix.name`, and its margin where `values` has one."""
-    for name, v in values.items():
-        if isinstance(v, (bool, int, float, str)) and v is not None:
-            out[f"{prefix}.{name}"] = v
-    for name, margin_step in (values.get("margins") or {}).items():
-        if name != "per_head":
-            _note(out, f"{prefix}.{name}", margin_step)
-
-
-def _step(margin_step, step: float):
-    """The same margin, for a key that moves by `step` when the decision turns."""
-    return None if margin_step is None else (margin_step[0], step)
-
-
-def _note(out: dict, key: str, margin_step) -> None:
-    """Record a key's (margin, step) where the namespace keeps margins (flatten's own does;
-    a hand-made dict, in a test, does not)."""
-    if isinstance(out, _Keys) and margin_step is not None:
-        out.margin(key, margin_step)
-
-
-def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: float) -> None:
+def _model(out: Keys, k: str, m: dict, sentences: list[str], tie_tolerance: float) -> None:
     L, nh = m["n_layers"], m["n_heads"]
     for name, margin_step in (m.get("margins") or {}).items():   # "*": every key of the model
-        _note(out, f"{k}.{name}", margin_step)
+        note(out, f"{k}.{name}", margin_step)
     described = {"n_layers": L, "n_heads": nh, "n_heads_total": L * nh, "n_sentences": m["n_sentences"],
                  "model": m["model"], "sha256": m["sha256"], "source": m["source"], "tokens_per_word": m["tokens_per_word"],
                  "checkpoint": m["checkpoint"], "package": m["package"], "d_model": m["d_model"],
                  **{f"n_{half}_sentences": len(idx) for half, idx in m["halves"].items()}}
-    _put(out, k, described | {"margins": {name: EXACT for name in described}})   # the model and its corpus, as given
+    put(out, k, described | {"margins": {name: EXACT for name in described}})   # the model and its corpus, as given
     # Adopted if any stop-rule lens is: turned by the nearest of their verdicts.
-    adopted = min((picks.verdict_margin(v["rows_above"], v["max_rows_above"], _inf(v.get("margin"))) for v in m["verdicts"]),
+    adopted = min((picks.verdict_margin(v["rows_above"], v["max_rows_above"], inf_margin(v.get("margin"))) for v in m["verdicts"]),
                   default=picks.NO_MARGIN)
-    _put(out, k, {"adopted": m["adopted"], "margins": {"adopted": (adopted, 1.0)}})
+    put(out, k, {"adopted": m["adopted"], "margins": {"adopted": (adopted, 1.0)}})
     if m.get("scale"):   # the cost per sentence, and 10^6 sentences on paper (the colophon): arithmetic on the inputs
-        _put(out, f"{k}.scale", m["scale"] | {"margins": {n: EXACT for n in m["scale"]}})
-        _put(out, f"{k}.scale.million", m["scale"]["million"] | {"margins": {n: EXACT for n in m["scale"]["million"]}})
+        put(out, f"{k}.scale", m["scale"] | {"margins": {n: EXACT for n in m["scale"]}})
+        put(out, f"{k}.scale.million", m["scale"]["million"] | {"margins": {n: EXACT for n in m["scale"]["million"]}})
     for lens, s in m["summary"].items():
         p = f"{k}.{lens}"
-        _put(out, p, s["stats"])
-        _put(out, p, {key: v for key, v in s.items() if key not in ("stats", "layer_picks", "above_50_heads", "worst")})
-        _put(out, f"{p}.worst", s["worst"])
+        put(out, p, s["stats"])
+        put(out, p, {key: v for key, v in s.items() if key not in ("stats", "layer_picks", "above_50_heads", "worst")})
+        put(out, f"{p}.worst", s["worst"])
         out[f"{p}.worst_sentence_text"] = sentences[s["stats"]["worst_sentence"]]
-        _note(out, f"{p}.worst_sentence_text", getattr(out, "margins", {}).get(f"{p}.worst_sentence"))
+        note(out, f"{p}.worst_sentence_text", getattr(out, "margins", {}).get(f"{p}.worst_sentence"))
         out[f"{p}.n_positional"] = len(m["positional_heads"][lens])
-        _note(out, f"{p}.n_positional", (_inf(((m.get("margins") or {}).get("*") or [None])[0]), 1.0))
+        note(out, f"{p}.n_positional", (inf_margin(((m.get("margins") or {}).get("*") or [None])[0]), 1.0))
         held_out = m["positional_heads_held_out"][lens]
         out[f"{p}.n_positional_held_out"] = len(held_out)
         out[f"{p}.positional_same_either_half"] = sorted(held_out) == sorted(m["positional_heads"][lens])
@@ -236,21 +200,21 @@ def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: flo
         for layer, n in enumerate(s["layer_picks"]):
             out[f"{p}.picks.layer{layer}"] = n
             out[f"{p}.picks.layer{layer}_share"] = n / total
-            _note(out, f"{p}.picks.layer{layer}_share", _step(getattr(out, "margins", {}).get(f"{p}.picks.layer{layer}"), 1.0 / total))
+            note(out, f"{p}.picks.layer{layer}_share", with_step(getattr(out, "margins", {}).get(f"{p}.picks.layer{layer}"), 1.0 / total))
         for name in ("heavy", "punct", "sink"):  # the heads holding most rows above 90 % sink, above half punctuation, above half sink
             for i, (layer, head, n) in enumerate(s[f"{name}_heads"][:3]):
-                _put(out, f"{p}.{name}_head{i}", {"layer": layer, "head": head, "rows": n})
+                put(out, f"{p}.{name}_head{i}", {"layer": layer, "head": head, "rows": n})
         for i, (layer, head, n) in enumerate(s.get("above_50_heads") or []):
-            _put(out, f"{p}.above_50_head{i}", {"layer": layer, "head": head, "rows": n})
+            put(out, f"{p}.above_50_head{i}", {"layer": layer, "head": head, "rows": n})
         out[f"{p}.n_above_50_heads"] = len(s.get("above_50_heads") or [])
     for half, per_lens in m["by_half"].items():
         for lens, st in per_lens.items():
-            _put(out, f"{k}.{half}.{lens}", st)
+            put(out, f"{k}.{half}.{lens}", st)
     for ls in m["per_layer"]:
-        _put(out, f"{k}.layer{ls['layer']}.{ls['lens']}", ls["stats"])
+        put(out, f"{k}.layer{ls['layer']}.{ls['lens']}", ls["stats"])
     for r in m["ratios"]:
         where = k if r["layer"] is None else f"{k}.layer{r['layer']}"
-        _put(out, f"{where}.ratio.{r['token']}_{r['vector']}", {key: v for key, v in r.items() if key not in ("token", "vector", "layer")})
+        put(out, f"{where}.ratio.{r['token']}_{r['vector']}", {key: v for key, v in r.items() if key not in ("token", "vector", "layer")})
     for name, per_layer in m["head_ratios"].items():
         for layer, heads in enumerate(per_layer):
             for head, v in enumerate(heads):
@@ -258,53 +222,53 @@ def _model(out: _Keys, k: str, m: dict, sentences: list[str], tie_tolerance: flo
     # Heads that hardly discount [CLS], and where each ratio is largest (model/stats/norms.py)
     long_cls = stats.long_heads(m["head_ratios"]["cls_v"], m["ratios"])
     out[f"{k}.heads_cls_long"] = long_cls["heads"]
-    _note(out, f"{k}.heads_cls_long", (long_cls["margins"]["heads"], 1.0))
+    note(out, f"{k}.heads_cls_long", (long_cls["margins"]["heads"], 1.0))
     for layer, n in enumerate(long_cls["per_layer"]):
         out[f"{k}.layer{layer}.heads_cls_long"] = n
-        _note(out, f"{k}.layer{layer}.heads_cls_long", (long_cls["margins"]["per_layer"][layer], 1.0))
+        note(out, f"{k}.layer{layer}.heads_cls_long", (long_cls["margins"]["per_layer"][layer], 1.0))
     for i, x in enumerate(long_cls["layers"]):
-        _put(out, f"{k}.heads_cls_long_layer{i}", x)
+        put(out, f"{k}.heads_cls_long_layer{i}", x)
         for name in ("layer", "heads"):
-            _note(out, f"{k}.heads_cls_long_layer{i}.{name}", (long_cls["margins"]["layers"], float("inf")))
+            note(out, f"{k}.heads_cls_long_layer{i}.{name}", (long_cls["margins"]["layers"], float("inf")))
     for name, x in stats.longest_layers(m["ratios"], tie_tolerance).items():
-        _put(out, f"{k}.ratio.{name}.longest_layer", x)
-        _note(out, f"{k}.ratio.{name}.longest_layer.layer", (x["margin"], float("inf")))
+        put(out, f"{k}.ratio.{name}.longest_layer", x)
+        note(out, f"{k}.ratio.{name}.longest_layer.layer", (x["margin"], float("inf")))
     for lens, nt in m["near_ties"].items():
-        _put(out, f"{k}.{lens}.near_ties", nt)
+        put(out, f"{k}.{lens}.near_ties", nt)
     for v in m["sensitivity"]:
         p = f"{k}.sens.{v['id']}"
-        _put(out, p, {name: v[name] for name in ("adopted", "survivors", "survivors_median_cls_ratio",
+        put(out, p, {name: v[name] for name in ("adopted", "survivors", "survivors_median_cls_ratio",
                                                  "survivors_cls_above_half")})
         if v["choice"] in ("positional_threshold", "tie_tolerance"):  # the alternative's value, as a number
             out[f"{p}.value"] = float(v["value"])
         for name, margin_step in (v.get("margins") or {}).items():
-            _note(out, f"{p}.{name}", margin_step)
+            note(out, f"{p}.{name}", margin_step)
         if v["heads"]:                                                # one head for every word: which
             out[f"{p}.layer"], out[f"{p}.head"] = v["heads"]
         for field in ("median_sink", "above_50_share", "rows_above", "rows_above_share"):
             for lens, x in v[field].items():
                 out[f"{p}.{lens}.{field}"] = x
     for v in m["verdicts"]:
-        _put(out, f"{k}.verdict.{v['lens']}", {"rows_above": v["rows_above"], "n_rows": v["n_rows"],
+        put(out, f"{k}.verdict.{v['lens']}", {"rows_above": v["rows_above"], "n_rows": v["n_rows"],
                                                "share_above": v["rows_above"] / v["n_rows"], "adopted": v["adopted"],
                                                "margins": {"rows_above": (v.get("margin"), 1.0),
                                                            "share_above": (v.get("margin"), 1.0 / v["n_rows"]),
                                                            "adopted": (picks.verdict_margin(
                                                                v["rows_above"], v["max_rows_above"],
-                                                               _inf(v.get("margin"))), 1.0)}})
+                                                               inf_margin(v.get("margin"))), 1.0)}})
     for i, a in enumerate(m["anchors"]):
-        _put(out, f"{k}.anchor{i}", a | {"margins": {f: (a.get("margin"), float("inf")) for f in ("layer", "head")}})
+        put(out, f"{k}.anchor{i}", a | {"margins": {f: (a.get("margin"), float("inf")) for f in ("layer", "head")}})
     for ex in m["examples"]:
         fields = ("sentence", "word_index", "word", "layer", "head")
-        _put(out, f"{k}.example.{ex['name']}", ex | {"margins": {f: (ex.get("margin"), float("inf")) for f in fields}})
+        put(out, f"{k}.example.{ex['name']}", ex | {"margins": {f: (ex.get("margin"), float("inf")) for f in fields}})
     if m["checks"]:
-        _put(out, f"{k}.check", m["checks"])
-    _put(out, f"{k}.rollout", m["rollout"])
+        put(out, f"{k}.check", m["checks"])
+    put(out, f"{k}.rollout", m["rollout"])
     _flip_set(out, f"{k}.flip", m["flips"])
     for lens, x in (m["flips"].get("passing_on_null") or {}).items():   # the heads that pass, on the null pairs
-        _put(out, f"{k}.flip.passing_on_null.{lens}", x)
+        put(out, f"{k}.flip.passing_on_null.{lens}", x)
     for name, mutant in m.get("mutant", {}).items():  # deliberately wrong variants (model/mutants.py)
-        _put(out, f"{k}.mutant.{name}", mutant)
+        put(out, f"{k}.mutant.{name}", mutant)
     _truth(out, k, m.get("ground_truth"))
     _calibration(out, k, m.get("calibration"))
 
@@ -317,59 +281,16 @@ def _truth(out: dict, k: str, gt: dict | None) -> None:
     are) and `l6.truth.agreement.*` (reference against oracle)."""
     if not gt:
         return
-    _put(out, f"{k}.truth", gt)
+    put(out, f"{k}.truth", gt)
     for group, prefix in (("ablation", "truth"), ("fixes", "fix"), ("tracking", "track"), ("idle", "idle")):
         for name, stats in gt[group].items():
-            _put(out, f"{k}.{prefix}.{name}", stats)
+            put(out, f"{k}.{prefix}.{name}", stats)
     if gt.get("agreement"):
-        _put(out, f"{k}.truth.agreement", gt["agreement"])
+        put(out, f"{k}.truth.agreement", gt["agreement"])
     if gt.get("harmful_rows"):   # what the harmful rows are (added after the sceptical reading)
-        _put(out, f"{k}.truth.harmful_rows", gt["harmful_rows"])
+        put(out, f"{k}.truth.harmful_rows", gt["harmful_rows"])
     for name, yardstick in gt.get("yardsticks", {}).items():   # `l6.truth.yardstick.alpha_quartile.harmful`
-        _put(out, f"{k}.truth.yardstick.{name}", yardstick)
-
-
-def _calibration(out: dict, k: str, cal: dict | None) -> None:
-    """Part 9 (model/calibration/): `l6.cal.corpus.word.output_norm_on_alpha.precision` (a
-    reading against a truth, on the held-out half, `confirmation` or `replication`), its
-    `_lo`/`_hi`, `.n_badged`, `.precision_vs_alpha`; `l6.cal.verdict.output_norm_on_alpha`
-    (fit, not fit or undetermined, on the primary truth), `l6.cal.model_verdict.verdict`,
-    `l6.cal.fit.*` (the criterion met on both corpora), `l6.cal.fit_layer.*` (on the layer
-    truth, the amended primary), `l6.cal.replicates.*` (replicates, fails or undetermined);
-    `l6.cal.corpus.redistribution.word.median`. The rows themselves are in the results only."""
-    if not cal:
-        return
-    _put(out, f"{k}.cal", {"n_fit": cal["n_fit"], "primary": cal["primary"], "downstream_every": cal["downstream_every"],
-                           "margins": {"primary": EXACT, "downstream_every": EXACT,
-                                       "n_fit": (min((m for m, _ in cal["fit"]["margins"].values()), default=picks.NO_MARGIN), 1.0)}})
-    for name in ("fit", "fit_layer", "fit_wilson", "verdict", "verdict_registered", "model_verdict", "replicates"):
-        if name in cal:
-            _put(out, f"{k}.cal.{name}", cal[name])
-    for reading, rule in cal["stop_rule"].items():   # `l6.cal.stop_rule.alpha.adopted`
-        _put(out, f"{k}.cal.stop_rule.{reading}", rule)
-    for corpus, st in cal["sets"].items():
-        p = f"{k}.cal.{corpus}"
-        _put(out, p, st)
-        _put(out, f"{p}.circular", _layer_truth_against_reading(st["rows"]))
-        for name, red in st["redistribution"].items():
-            _put(out, f"{p}.redistribution.{name}", red)
-        if "squared" in st:   # `l6.cal.corpus.squared.slope`: Part 8's truth against the layer truth
-            _put(out, f"{p}.squared", st["squared"])
-        for truth, per in st["truths"].items():
-            for reading, score in per.items():
-                _put(out, f"{p}.{truth}.{reading}", score)
-
-
-def _layer_truth_against_reading(rows: dict, reading: str = "output_norm_on_alpha") -> dict:
-    """How near the layer truth's sink share is to the reading's own on the same head (‖α f(x)‖
-    on alpha's head): the median and 90th percentile of their absolute difference over the
-    rows, read off results.json's rows (added after a reader found them nearly equal)."""
-    truth = (rows.get("truths", {}).get("layer") or {}).get(reading)
-    if truth is None:
-        return {}
-    pairs = [(a, b) for a, b in zip(rows["readings"][reading], truth) if a is not None and b is not None]
-    diff = np.abs(np.array([a - b for a, b in pairs]))
-    return {"median_abs": float(np.median(diff)), "p90_abs": float(np.quantile(diff, 0.9)), "n_rows": len(pairs)} if pairs else {}
+        put(out, f"{k}.truth.yardstick.{name}", yardstick)
 
 
 # The sets of flip pairs analysed, named by the part of their keys after "flip" ("" for every
@@ -399,20 +320,20 @@ def _flip_set(out: dict, p: str, s: dict) -> None:
     mirrored pair's `l6.flip.mirrored.pair0.sentence_a`), the same
     within each order (`l6.flip.mirrored.alpha...`) and for the null set (`l6.flip.null.alpha...`,
     `l6.flip.null.original.alpha...`)."""
-    _put(out, p, s)
+    put(out, p, s)
     for lens, fl in s["lenses"].items():
-        _put(out, f"{p}.{lens}", fl)
+        put(out, f"{p}.{lens}", fl)
         h = fl.get("heads")
         if h:
-            _put(out, f"{p}.{lens}.heads", h)
+            put(out, f"{p}.{lens}.heads", h)
         if h and lens == "alpha":  # every head's counts, under α only: the pages cite no other lens's
             for i, (layer, head) in enumerate(zip(h["layer"], h["head"])):
                 for name in HEAD_FIELDS:
                     out[f"{p}.{lens}.head.L{layer}H{head}.{name}"] = h[name][i]
                     per_head = (h.get("margins") or {}).get("per_head")
-                    _note(out, f"{p}.{lens}.head.L{layer}H{head}.{name}", (per_head[i], 1.0) if per_head else None)
+                    note(out, f"{p}.{lens}.head.L{layer}H{head}.{name}", (per_head[i], 1.0) if per_head else None)
         for i, pair in enumerate(fl["pairs"]):
-            _put(out, f"{p}.{lens}.pair{i}", pair)
+            put(out, f"{p}.{lens}.pair{i}", pair)
     pairs = s["lenses"]["alpha"]["pairs"] if s["lenses"] else []
     for order in (None, *s.get("orders", {})):  # the pairs themselves, as text; within an order, numbered in it
         q = p if order is None else f"{p}.{order}"
@@ -421,7 +342,7 @@ def _flip_set(out: dict, p: str, s: dict) -> None:
                 out[f"{q}.pair{i}.sentence_{side}"] = pair["sentences"][j]
                 out[f"{q}.pair{i}.referent_{side}"] = pair["referents"][j]
                 for name in ("sentence", "referent"):
-                    _note(out, f"{q}.pair{i}.{name}_{side}", EXACT)
+                    note(out, f"{q}.pair{i}.{name}_{side}", EXACT)
     for order, sub in s.get("orders", {}).items():
         _flip_set(out, f"{p}.{order}", sub)
     if s.get("null"):

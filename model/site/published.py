@@ -59,13 +59,16 @@ WARNING_LENSES = {"output_norm_on_alpha": "output_norm", "value_norm_on_alpha": 
 
 
 def warning(m: dict) -> dict:
-    """What the instrument's warning reads on a model (Part 9, its registered verdict): the
-    lens of the reading found fit on the word truth (‖α f(x)‖ first), or none, and the verdict."""
+    """What the instrument's warning reads on a model: the lens of the reading found fit (‖α f(x)‖
+    first), or none, and the verdict, under Part 10's mean-ablation truth, the test registered to
+    overturn Part 9's (model/mean_ablation/), or Part 9's registered one where Part 10 is not
+    measured."""
     cal = m.get("calibration") or {}
-    verdict = (cal.get("verdict") or {})
+    ma = (cal.get("mean_ablation") or {}).get("mean")
+    verdict, model, truth = ((ma["verdict"], ma["model_verdict"], "mean") if ma
+                             else (cal.get("verdict") or {}, cal.get("model_verdict") or {}, cal.get("primary")))
     fit = [r for r in WARNING_LENSES if verdict.get(r) == "fit"]
-    return {"verdict": (cal.get("model_verdict") or {}).get("verdict"), "lens": WARNING_LENSES[fit[0]] if fit else None,
-            "truth": cal.get("primary")}
+    return {"verdict": model.get("verdict"), "lens": WARNING_LENSES[fit[0]] if fit else None, "truth": truth}
 
 
 @timing.stage("runtime export")

@@ -11,8 +11,8 @@ from pathlib import Path
 from ..instrument import LENSES
 from .files import StudyError, read_corpus, read_yaml
 from .pairs import read_flip_pairs
-from .schema import (HEAD_RULES, AnchorSpec, Bootstrap, Calibration, FlipHeads, KernelPaths, ModelSpec, Picks,
-                     Replication, Sensitivity, SimulatedMachine, StopRule, Study)
+from .schema import (HEAD_RULES, AnchorSpec, Bootstrap, Calibration, FlipHeads, FreshCorpus, KernelPaths, MeanAblation,
+                     ModelSpec, Picks, Replication, Sensitivity, SimulatedMachine, StopRule, Study)
 
 
 def load(path: str | Path) -> Study:
@@ -111,7 +111,8 @@ def _calibration(path: Path, raw: dict) -> Calibration:
                       float(c["adopt"]["precision_lo"]), float(c["adopt"]["recall_lo"]), corpus,
                       tuple(sentences), tuple(registers), int(conf["min_words"]), int(conf["every"]),
                       min_truth_rows=int(c.get("min_truth_rows", 0)),
-                      replication=_replication(path, raw["replication"]) if raw.get("replication") else None)
+                      replication=_replication(path, raw["replication"]) if raw.get("replication") else None,
+                      mean_ablation=_mean_ablation(path, raw) if raw.get("mean_ablation") else None)
     if cal.primary not in ("layer", "word", "sentence"):
         raise StudyError(f"{path}: calibration primary {cal.primary!r} is not one of layer, word, sentence")
     return cal
@@ -123,6 +124,26 @@ def _replication(path: Path, r: dict) -> Replication:
     models = tuple(str(m) for m in r.get("models") or ())
     return Replication(corpus, tuple(sentences), tuple(registers), int(r["min_words"]), int(r["every"]),
                        int(r.get("offset", 0)), models, int(r.get("downstream_every", 1)), dict(r.get("power") or {}))
+
+
+def _mean_ablation(path: Path, raw: dict) -> MeanAblation:
+    m = raw["mean_ablation"]
+    out = MeanAblation(str(m["means_from"]), dict(m["prediction"]), int(m["resamples"]), float(m["mc_sigmas"]),
+                       str(m["multiplicity"]), _fresh(path, raw["fresh_corpus"]) if raw.get("fresh_corpus") else None)
+    if out.means_from != "fit" or out.multiplicity != "bonferroni" or out.resamples < 1 or out.mc_sigmas <= 0:
+        raise StudyError(f"{path}: mean_ablation needs means_from: fit, multiplicity: bonferroni, resamples >= 1 "
+                         "and mc_sigmas > 0 (the only ones implemented)")
+    return out
+
+
+def _fresh(path: Path, f: dict) -> FreshCorpus:
+    """The fresh corpus's rule; its sentences once `python -m model.fresh` has written them."""
+    corpus = path.parent / f["corpus"]
+    sentences, registers = read_corpus(corpus) if corpus.is_file() else ([], [])
+    return FreshCorpus(corpus, tuple(sentences), tuple(registers), Path(f["source"]),
+                       {str(k): str(v) for k, v in f["parts"].items()}, int(f["min_words"]), int(f["max_words"]),
+                       tuple(str(m) for m in f.get("models") or ()), int(f["target_rows"]), float(f["plan"]),
+                       int(f["max_sentences"]))
 
 
 def _flip_heads(path: Path, raw) -> FlipHeads:

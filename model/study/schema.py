@@ -78,6 +78,7 @@ class Calibration:
     # (the second amendment): with fewer, a reading right on every row could not pass.
     min_truth_rows: int = 0
     replication: "Replication | None" = None
+    mean_ablation: "MeanAblation | None" = None   # Part 10
 
     def settings(self) -> dict:
         """What the pages cite of it (results.json `calibration`)."""
@@ -107,6 +108,48 @@ class Replication:
         return {"sentences": len(self.sentences), "min_words": self.min_words, "every": self.every,
                 "offset": self.offset, "downstream_every": self.downstream_every, "power": dict(self.power),
                 "models": list(self.models)}
+
+
+@dataclass(frozen=True)
+class FreshCorpus:
+    """Part 10's fresh corpus (study.yml `fresh_corpus`), registered before its sentences were
+    chosen: the rule model/fresh.py applies, the size its pilot sets."""
+    path: Path
+    sentences: tuple[str, ...]         # () until `python -m model.fresh` has written the corpus
+    registers: tuple[str, ...]
+    source: Path                       # the Python 3.11 documentation's reStructuredText sources
+    parts: dict[str, str]              # folder under `source` -> register
+    min_words: int
+    max_words: int
+    models: tuple[str, ...]            # model keys it is measured on
+    target_rows: int                   # rows with the truth above half it is sized for,
+    plan: float                        # planned with this margin,
+    max_sentences: int                 # at most this long
+
+    def settings(self) -> dict:
+        """What the pages cite of it (results.json `fresh_corpus`)."""
+        return {"sentences": len(self.sentences), "min_words": self.min_words, "max_words": self.max_words,
+                "models": list(self.models), "target_rows": self.target_rows, "plan": self.plan,
+                "max_sentences": self.max_sentences, "parts": dict(self.parts)}
+
+
+@dataclass(frozen=True)
+class MeanAblation:
+    """Part 10 (study.yml `mean_ablation`; model/mean_ablation/): the truth outside the lens's
+    algebra, and intervals no seed decides."""
+    means_from: str                    # the half of corpus.tsv the reference means are taken over
+    prediction: dict                   # the registered prediction, as the pages cite it
+    resamples: int                     # the bootstrap's resamples for the verdicts' bounds
+    mc_sigmas: float                   # their Monte Carlo margin, in standard errors
+    multiplicity: str                  # the model-level verdict's adjustment over the readings
+    fresh: FreshCorpus | None = None
+
+    def settings(self) -> dict:
+        """What the pages cite of it (results.json `mean_ablation`)."""
+        p = self.prediction
+        return {"means_from": self.means_from, "resamples": self.resamples, "mc_sigmas": self.mc_sigmas,
+                "multiplicity": self.multiplicity, "prediction_lo": float(p["spearman"][0]),
+                "prediction_hi": float(p["spearman"][1])}
 
 
 @dataclass(frozen=True)
@@ -168,10 +211,12 @@ class Study:
     @property
     def files(self) -> tuple[Path, ...]:
         """The files the study is read from: study.yml, the corpus, the flip pairs, the
-        confirmation corpus."""
+        confirmation and replication corpora, and Part 10's fresh corpus once written."""
         cal = self.calibration
         return (self.path, self.corpus_path, *((self.flip_pairs_path,) if self.flip_pairs_path else ()),
-                *((cal.confirmation_path,) if cal else ()), *((cal.replication.path,) if cal and cal.replication else ()))
+                *((cal.confirmation_path,) if cal else ()), *((cal.replication.path,) if cal and cal.replication else ()),
+                *((fresh.path,) if cal and cal.mean_ablation and (fresh := cal.mean_ablation.fresh) and fresh.path.is_file()
+                  else ()))
 
     def zeroing_sample(self, key: str) -> list[int]:
         """The sentences value zeroing is measured on (study.yml `value_zeroing_every`)."""

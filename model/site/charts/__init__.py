@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from livenumbers.charts import Charts
 
-from . import checks, flip, norm_lens, rollout, sink, truth
+from . import checks, flip, norm_lens, rollout, sink, truth, verdicts
 
 EXAMPLES = ("typical", "survivor")   # the examples `row_example` draws (measure.examples)
 
 
 def choices(results: dict) -> dict[str, list]:
-    """The values each chart argument takes: a model key, an example's name."""
-    return {"model": list(results["models"]), "name": list(EXAMPLES)}
+    """The values each chart argument takes: a model key, an example's name, a part of the series
+    with verdicts."""
+    return {"model": list(results["models"]), "name": list(EXAMPLES), "part": list(verdicts.PARTS)}
 
 
 def drawn_from(parts: list[str]) -> list[str]:
@@ -21,5 +22,6 @@ def drawn_from(parts: list[str]) -> list[str]:
     return parts[:3] if parts[0] == "models" else parts[:2]
 
 
-CHARTS = Charts({**sink.CHARTS, **norm_lens.CHARTS, **rollout.CHARTS, **flip.CHARTS, **checks.CHARTS, **truth.CHARTS},
+CHARTS = Charts({**sink.CHARTS, **norm_lens.CHARTS, **rollout.CHARTS, **flip.CHARTS, **checks.CHARTS, **truth.CHARTS,
+                 **verdicts.CHARTS},
                 choices, drawn_from)

@@ -4,7 +4,7 @@ registry the study's source hands the engine: a page asks for `table("lens_summa
 model="l6")`."""
 from __future__ import annotations
 
-from . import calibration, checks, corpus, flip, norm_lens, rollout, sink, truth
+from . import calibration, checks, corpus, flip, mean_ablation, norm_lens, rollout, sink, truth
 
 TABLES = {**corpus.TABLES, **sink.TABLES, **norm_lens.TABLES, **rollout.TABLES, **flip.TABLES, **checks.TABLES,
-          **truth.TABLES, **calibration.TABLES}
+          **truth.TABLES, **calibration.TABLES, **mean_ablation.TABLES}
