@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import traceback
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -336,17 +337,24 @@ def once_per_run(tmp_path_factory, name: str, make: Callable[[Path], None]) -> P
     """Folder `name`, filled by `make(folder)` once per test run. Under pytest-xdist the
     workers share the run's temporary folder: the first to ask makes it under a file lock
     and the others wait, then all read it (tests change copies, never it). If `make` fails,
-    the next asker tries again and fails in its turn, with its own error."""
+    its error is kept and every later asker fails at once with it: trying again would fail
+    again, and a failing build of the real site, tried once per test, outlasted CI's budget."""
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent                       # above every worker's own folder
-    folder, done = base / name, base / f"{name}.done"
+    folder, done, failed = base / name, base / f"{name}.done", base / f"{name}.failed"
     with open(base / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        if failed.exists():
+            pytest.fail(f"{name}, made once for this run, failed (first error below):\n{failed.read_text()}", pytrace=False)
         if not done.exists():
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir()
-            make(folder)
+            try:
+                make(folder)
+            except BaseException as error:
+                failed.write_text("".join(traceback.format_exception_only(type(error), error))[-20000:])
+                raise
             done.touch()
     return folder
 
