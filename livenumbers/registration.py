@@ -15,16 +15,18 @@ file, beside it, under `amendments:` (append-only; a date and a reason each):
           changes: "primary: word -> layer"                               # optional: what
 
 `accept` records each block in the lock (`registrations`): the sha256 of its parsed content
-(comments and layout do not count), the commit that gave it its present content and that
-commit's date (from git; "unknown" without git or a checkout; accept refuses a block not
-committed as it is, since its registration is that commit), and its amendments. Every gate
+(comments and layout do not count), the commit that first registered it and the commit that
+gave it its present content, with their dates (from git; "unknown" without git or a checkout;
+accept refuses a block not committed as it is, since its registration is that commit), and its
+amendments. Every gate
 run then fails on a registered block changed with no new amendment saying why, a recorded
 amendment removed or edited, or a registered block gone; a new amendment (or block) fails
 it as not accepted yet, until accept records it.
 
 A source says which keys are read under a block (`Source.registered_keys`). A page citing
 such a key of a block with amendments must state them, `{{ registration("calibration") }}`:
-"Registered; in this form since commit `abc1234` (2026-11-02). Amended on 2026-12-01: the reason."
+"Registered in commit `abc1234` (2026-11-02). Amended on 2026-12-01: the reason. In this form
+since commit `def5678` (2026-12-01)." The first registration leads: it is what the amendments amend.
 """
 from __future__ import annotations
 
@@ -92,14 +94,21 @@ class Registration:
     commit: str        # the commit that gave it this content ("unknown" without git)
     date: str          # that commit's date
     amendments: tuple[Amendment, ...] = ()
+    first_commit: str = ""   # the commit that first registered the block ("" when it is `commit`)
+    first_date: str = ""
 
     def as_json(self) -> dict:
         return {"file": self.file, "sha256": self.sha256, "commit": self.commit, "date": self.date,
-                "amendments": [a.as_json() for a in self.amendments]}
+                "amendments": [a.as_json() for a in self.amendments]} | (
+            {"first_commit": self.first_commit, "first_date": self.first_date} if self.first_commit else {})
 
     def since(self) -> str:
         """"commit abc1234, 2026-12-01": where the registration is."""
         return f"commit {short(self.commit)}, {self.date}"
+
+    def first(self) -> tuple[str, str]:
+        """(commit, date) of the block's first registration."""
+        return (self.first_commit, self.first_date) if self.first_commit else (self.commit, self.date)
 
 
 def short(commit: str) -> str:
@@ -114,7 +123,8 @@ def from_lock(raw) -> dict[str, Registration]:
     for block, entry in raw.items():
         try:
             out[block] = Registration(entry["file"], entry["sha256"], entry["commit"], entry["date"],
-                                      tuple(Amendment(**a) for a in entry["amendments"]))
+                                      tuple(Amendment(**a) for a in entry["amendments"]),
+                                      entry.get("first_commit", ""), entry.get("first_date", ""))
         except (TypeError, KeyError) as exc:
             raise ValueError(f"registration {block!r} is malformed ({exc!r}); restore it from git") from exc
     return out
@@ -251,6 +261,21 @@ def introduced(path: Path, block: str, sha256: str) -> tuple[str, str] | None:
     return found
 
 
+def first_registered(path: Path, block: str) -> tuple[str, str]:
+    """(commit, date) of the oldest commit whose `path` holds `block`: its first registration;
+    ("unknown", "unknown") without git or a checkout, or if no commit holds it."""
+    log = git(path.parent, "log", "--reverse", "--format=%H %cs", "--", path.name)
+    for line in (log or "").splitlines():
+        commit, date = line.split()
+        try:
+            data = yaml.safe_load(git(path.parent, "show", f"{commit}:./{path.name}") or "")
+        except yaml.YAMLError:
+            continue
+        if isinstance(data, dict) and block in data:
+            return commit, date
+    return UNKNOWN, UNKNOWN
+
+
 def record(now: Current | None, locked: dict[str, Registration], docs_dir: Path) -> tuple[dict[str, Registration],
                                                                                        list[str], list[str]]:
     """What accept writes: (the lock's registrations, a diff line per change, why it cannot,
@@ -267,7 +292,10 @@ def record(now: Current | None, locked: dict[str, Registration], docs_dir: Path)
             refusals.append(f"{now.label}: the registered block {block!r} is not committed as it is now: commit it, "
                             "then accept (its registration is the commit that gives it this content)")
             continue
-        entries[block] = Registration(now.declared.file, sha256, *since, listed)
+        first = entry.first() if entry is not None and entry.first_commit else (
+            first_registered(docs_dir / now.declared.file, block) if listed else ("", ""))
+        entries[block] = Registration(now.declared.file, sha256, *since, listed,
+                                      *(("", "") if first[0] == since[0] else first))
         if entries[block] != entry:
             new = listed[len(entry.amendments):] if entry else ()
             diff.append(f"{'~' if entry else '+'} registration {block!r}: {entries[block].since()}"
@@ -294,13 +322,18 @@ def statement(registrations: dict[str, Registration | None], block: str, words: 
     entry = registrations[block]
     if entry is None:
         return words("Registration not accepted yet.")
-    sentences = [words(f"Registered; in this form since commit {OPEN}`{short(entry.commit)}`{CLOSE} ({OPEN}{date(entry.date)}{CLOSE}).")]
+    if not entry.amendments:
+        return words(f"Registered; in this form since commit {OPEN}`{short(entry.commit)}`{CLOSE} ({OPEN}{date(entry.date)}{CLOSE}).")
+    first, first_date = entry.first()
+    sentences = [words(f"Registered in commit {OPEN}`{short(first)}`{CLOSE} ({OPEN}{date(first_date)}{CLOSE}).")]
     for a in entry.amendments:
         reason = words(a.reason)
         reason = md_text(reason) + ("" if reason.endswith((".", "!", "?")) else ".")
         sentences.append(words(f"Amended on {OPEN}{date(a.date)}{CLOSE}: {OPEN}{reason}{CLOSE}"))
-        if a.changes:   # what changed, as the amendment lists it
-            sentences.append(words(f"What changed: {OPEN}{md_text(words(a.changes))}{CLOSE}."))
+        if a.changes:   # what changed, as the amendment lists it: settings' names, so in code
+            changes = words(a.changes)
+            sentences.append(words(f"What changed: {OPEN}{f'`{changes}`' if '`' not in changes else md_text(changes)}{CLOSE}."))
+    sentences.append(words(f"In this form since commit {OPEN}`{short(entry.commit)}`{CLOSE} ({OPEN}{date(entry.date)}{CLOSE})."))
     return " ".join(sentences)
 
 

@@ -134,7 +134,10 @@ def test_a_page_citing_a_key_read_under_an_amended_block_states_the_amendment(to
     report = gate.run(settings(toy))
     assert report.ok
     commit, date = git(toy, "log", "-1", "--format=%h %cs").split()
-    assert (f"Registered; in this form since commit `{commit}` ({date}). Amended on 2026-12-01: bruised fruit were scored by mistake."
+    first, first_date = git(toy, "log", "--reverse", "--format=%h %cs").split()[:2]
+    assert first != commit   # the statement leads with the first registration, the present form last
+    assert (f"Registered in commit `{first}` ({first_date}). Amended on 2026-12-01: bruised fruit were scored by "
+            f"mistake. What changed: `bruised: counted -> left out`. In this form since commit `{commit}` ({date})."
             in report.rendered["index.md"])
 
 
@@ -181,7 +184,7 @@ def test_the_study_s_registered_calibration_cannot_change_without_an_amendment(t
     options = config.read(ROOT / "mkdocs.yml")["extra"]["live_numbers"]["registered"]
     declared = registration.declared(options)
     locked = lock.read(ROOT / "docs" / "numbers.lock.json").registrations
-    assert set(locked) == {"calibration", "replication"}
+    assert set(locked) == {"calibration", "replication", "mean_ablation", "fresh_corpus"}
     found = registration.check(registration.read(docs, declared), locked)
     assert not found.broken and not found.pending
     study = docs / "study.yml"
