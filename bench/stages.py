@@ -39,7 +39,7 @@ def cold_expected(models: list[str], runtime_models: list[str]) -> list[str]:
     return out
 
 
-# Part 9's stages in a model's (model/calibration.py): the confirmation corpus's forward pass,
+# Part 9's stages in a model's (model/calibration/): the confirmation corpus's forward pass,
 # the truths (the downstream ones nested), the scores.
 CALIBRATION = ["/calibration", "/calibration/reference", "/calibration/calibration truths",
                "/calibration/calibration truths/downstream", "/calibration/scores"]

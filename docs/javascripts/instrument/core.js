@@ -29,7 +29,7 @@
   }
 
   const QUANT = 65535; // model/views.py: alpha published as round(alpha * 65535)
-  const FIXES = new Set(["kobayashi2021", "alti", "value_zeroing"]); // model/truth.py FIXES
+  const FIXES = new Set(["kobayashi2021", "alti", "value_zeroing"]); // model/truth/readings.py FIXES
 
   /** base64 of little-endian uint16 -> Float32Array of q / 65535. */
   function decodeAlpha(text, count) {
@@ -100,7 +100,7 @@
     }
 
     /**
-     * Part 8's fixes (model/truth.py), corpus sentences only: word w's full row in layer l
+     * Part 8's fixes (model/truth/readings.py), corpus sentences only: word w's full row in layer l
      * under a fix, or null where it was not measured. kobayashi2021 and alti arrive as
      * token rows normalized to 1 ([L*T*T], 16 bits, like alpha), folded here as alpha is;
      * value zeroing as word rows, for the layer of the head alpha opens, on a sample.

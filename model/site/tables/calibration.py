@@ -26,12 +26,22 @@ def reading_label(reading: str) -> str:
     return f"{FIX_LABELS[reading]} (α's layer)"
 
 
+# The count a share is formed over: precision over the rows badged, recall over the rows whose
+# truth is above half (both out of `n_both`, the rows that are both).
+_OVER = {"precision": "n_badged", "recall": "n_truth_above"}
+
+
 def _cell(r, key: str) -> str:
     """A share and its interval, "12% (9–14%)"; a dash where there is no row to form it over.
-    Where a row behind it sits within the floor of turning, the lock prints it with the digits
-    every machine agrees on (livenumbers/printed.py)."""
+    Where every bootstrap resample gives the same share (all rows one way, "100% (100–100%)"),
+    there is no interval to print: the counts instead, "100% (6/6)". Where a row behind it sits
+    within the floor of turning, the lock prints it with the digits every machine agrees on
+    (livenumbers/printed.py)."""
     if r.numbers.get(key) is None:
         return "—"
+    base, share = key.rsplit(".", 1)
+    if r.numbers.get(f"{key}_lo") == r.numbers.get(f"{key}_hi") and share in _OVER:
+        return f"{r.cite(key, 'pct:0')} ({_count(r, f'{base}.n_both')}/{_count(r, f'{base}.{_OVER[share]}')})"
     return f"{r.cite(key, 'pct:0')} ({span(r.cite(f'{key}_lo', 'pct:0'), r.cite(f'{key}_hi', 'pct:0'))})"
 
 
