@@ -159,7 +159,7 @@
       "le prévoit le préenregistrement. La colonne Tête indique la tête qu'ouvre α : le correctif est lu " +
       "sur sa couche.",
     " Value zeroing is measured on every {every}th sentence of the corpus, and only on that layer.":
-      " Le value zeroing n'est mesuré que sur cette couche, et sur un échantillon du corpus : une phrase " +
+      " La mise à zéro des valeurs n'est mesurée que sur cette couche, et sur un échantillon du corpus : une phrase " +
       "sur {every}.",
 
     // -- the table -------------------------------------------------------------------------
@@ -178,7 +178,7 @@
     "Punct.": "Ponct.",
     "Content": "Contenu",
     "not measured on this layer for this sentence (value zeroing: the layer of α's head, on a sample)":
-      "non mesurée sur cette couche pour cette phrase (value zeroing : la couche de la tête d'α, sur un " +
+      "non mesurée sur cette couche pour cette phrase (mise à zéro des valeurs : la couche de la tête d'α, sur un " +
       "échantillon)",
     "your pick": "votre choix",
     "the instrument's choice": "le choix de l'instrument",
@@ -342,7 +342,7 @@
       "distance L1 (la couche de la tête d'α)",
     ["value zeroing, Mohebbi et al. 2023: how far the word's layer output moves when a token's value " +
     "vectors are zeroed (the layer of α's head)"]:
-      "value zeroing, Mohebbi et al. 2023 : de combien la sortie de couche du mot se déplace quand les " +
+      "mise à zéro des valeurs (value zeroing), Mohebbi et al. 2023 : de combien la sortie de couche du mot se déplace quand les " +
       "vecteurs de valeur d'un token sont mis à zéro (la couche de la tête d'α)",
     "{checkpoint} ({layers} layers × {heads} heads)": "{checkpoint} ({layers} couches × {heads} têtes)",
     // The corpus's registers (docs/corpus.tsv's first column; index.json's sentences), as the
