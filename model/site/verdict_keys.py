@@ -34,7 +34,8 @@ def _calibration(out: dict, k: str, cal: dict | None) -> None:
         put(out, p, st)
         put(out, f"{p}.circular", _layer_truth_against_reading(st["rows"]))
         if corpus in ("corpus", "confirmation"):   # Part 9's restored sample: the half added at the restoration
-            put(out, f"{p}.added_half", _added_half(st["rows"], cal["downstream_every"]))
+            put(out, f"{p}.added_half", _added_half(st["rows"], cal["downstream_every"],
+                                                    st["truths"]["word"]["output_norm_on_alpha"]["margins"]))
         for name, red in st["redistribution"].items():
             put(out, f"{p}.redistribution.{name}", red)
         if "squared" in st:   # `l6.cal.corpus.squared.slope`: Part 8's truth against the layer truth
@@ -79,11 +80,13 @@ def _layer_truth_against_reading(rows: dict, reading: str = "output_norm_on_alph
     return {"median_abs": float(np.median(diff)), "p90_abs": float(np.quantile(diff, 0.9)), "n_rows": len(pairs)} if pairs else {}
 
 
-def _added_half(rows: dict, every: int, reading: str = "output_norm_on_alpha", level: float = 0.95) -> dict:
+def _added_half(rows: dict, every: int, margins: dict, reading: str = "output_norm_on_alpha", level: float = 0.95) -> dict:
     """Part 9's registered sample (every `every`-th sentence) as its second amendment restored it:
     the half the first amendment had left out (every `every`-th, not every 2 `every`-th), on its own,
     read off results.json's rows: the reading's recall against the word truth there, with its exact
-    (Clopper-Pearson) lower bound (added after a reader found it failing alone)."""
+    (Clopper-Pearson) lower bound (added after a reader found it failing alone). Its counts' margins
+    are those of the whole sample's (`margins`, the reading's score against the word truth): the
+    added half's rows are among them, so none of its rows is nearer turning than that."""
     from ..mean_ablation.bounds import clopper_pearson_lo
 
     truth = (rows.get("truths", {}).get("word") or {}).get("alpha_head")
@@ -93,6 +96,9 @@ def _added_half(rows: dict, every: int, reading: str = "output_norm_on_alpha", l
              if y is not None and x is not None and s % (2 * every) == every]
     above = [x > 0.5 for x, y in pairs if y > 0.5]
     n, k = len(above), sum(above)
+    near = margins["n_both"][0]
     return {"n_truth_above": n, "n_both": k, "recall": k / n if n else None,
             "recall_exact_lo": clopper_pearson_lo(k, n, (1 - level) / 2),
-            "n_sentences": len({s for s in rows["sentence"] if s % (2 * every) == every})}
+            "n_sentences": len({s for s in rows["sentence"] if s % (2 * every) == every}),
+            "margins": {"n_truth_above": (margins["n_truth_above"][0], 1.0), "n_both": (near, 1.0),
+                        "recall": (near, 1.0 / max(1, n)), "recall_exact_lo": (near, 1.0 / max(1, n))}}

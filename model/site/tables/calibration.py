@@ -179,6 +179,8 @@ def calibration_sets(r) -> str:
     rows = []
     for model in r.results["models"]:
         for corpus in r.results["models"][model]["calibration"]["sets"]:
+            if corpus not in ALL_CORPORA:   # Part 10's fresh corpus: its truth alone, in its own tables
+                continue
             p = f"{model}.cal.{corpus}"
             layer = corpus != "replication"
             rows.append([r.cite(f"{model}.model", "text"), ALL_CORPORA[corpus], r.cite(f"{p}.n_rows", "int"),
