@@ -25,8 +25,8 @@ it as not accepted yet, until accept records it.
 
 A source says which keys are read under a block (`Source.registered_keys`). A page citing
 such a key of a block with amendments must state them, `{{ registration("calibration") }}`:
-"Registered in commit `abc1234` (2026-11-02). Amended on 2026-12-01: the reason. In this form
-since commit `def5678` (2026-12-01)." The first registration leads: it is what the amendments amend.
+"Registered in commit `abc1234` (2026-11-02). Amended on 2026-12-01: the reason. Settings in this
+form since commit `def5678` (2026-12-01)." The first registration leads: it is what the amendments amend.
 """
 from __future__ import annotations
 
@@ -330,10 +330,12 @@ def statement(registrations: dict[str, Registration | None], block: str, words: 
         reason = words(a.reason)
         reason = md_text(reason) + ("" if reason.endswith((".", "!", "?")) else ".")
         sentences.append(words(f"Amended on {OPEN}{date(a.date)}{CLOSE}: {OPEN}{reason}{CLOSE}"))
-        if a.changes:   # what changed, as the amendment lists it: settings' names, so in code
-            changes = words(a.changes)
-            sentences.append(words(f"What changed: {OPEN}{f'`{changes}`' if '`' not in changes else md_text(changes)}{CLOSE}."))
-    sentences.append(words(f"In this form since commit {OPEN}`{short(entry.commit)}`{CLOSE} ({OPEN}{date(entry.date)}{CLOSE})."))
+        if a.changes:   # what changed, as the amendment lists it: settings' names in code, unless
+            changes = words(a.changes)   # the page's language says it in words (its catalogue)
+            raw = changes == a.changes and "`" not in changes
+            sentences.append(words(f"What changed: {OPEN}{f'`{changes}`' if raw else md_text(changes)}{CLOSE}."))
+    # Amendments may leave the settings as they were: this is the commit that last changed them.
+    sentences.append(words(f"Settings in this form since commit {OPEN}`{short(entry.commit)}`{CLOSE} ({OPEN}{date(entry.date)}{CLOSE})."))
     return " ".join(sentences)
 
 

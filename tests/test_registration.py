@@ -137,7 +137,7 @@ def test_a_page_citing_a_key_read_under_an_amended_block_states_the_amendment(to
     first, first_date = git(toy, "log", "--reverse", "--format=%h %cs").split()[:2]
     assert first != commit   # the statement leads with the first registration, the present form last
     assert (f"Registered in commit `{first}` ({first_date}). Amended on 2026-12-01: bruised fruit were scored by "
-            f"mistake. What changed: `bruised: counted -> left out`. In this form since commit `{commit}` ({date})."
+            f"mistake. What changed: `bruised: counted -> left out`. Settings in this form since commit `{commit}` ({date})."
             in report.rendered["index.md"])
 
 
