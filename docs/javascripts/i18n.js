@@ -321,6 +321,7 @@
     // -- notebook.js: a code cell's copy button (mkdocs-jupyter's words) --------------------
     "Copy to Clipboard": "Copier dans le presse-papiers",
     "Copied!": "Copié !",
+    "In [{n}]:": "Entrée [{n}]\u00a0:",
   };
 
   // Texts that come from the site's data (assets/instrument/index.json, written by model/:

@@ -13,6 +13,11 @@
       const notice = button.querySelector(".notice");
       if (notice) notice.textContent = t("Copied!");
     }
+    // nbconvert's input prompts, "In [1]:", in the page's language ("Entrée [1] :")
+    for (const prompt of document.querySelectorAll(".jp-InputPrompt")) {
+      const m = prompt.textContent.trim().match(/^In\s*\[(\d*)\]:$/);
+      if (m) prompt.textContent = t("In [{n}]:", { n: m[1] });
+    }
   }
 
   if (window.document$) window.document$.subscribe(translate);
