@@ -432,7 +432,7 @@ def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: 
     corpus = docs / study["corpus"]
     lines = corpus.read_text(encoding="utf-8").splitlines()[:n] + [f"test\t{s}" for s in extra]
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    for block in ("confirmation", "replication"):   # Part 9's corpora, as small
+    for block in ("confirmation", "replication", "fresh_corpus"):   # Parts 9 and 10's corpora, as small
         other = docs / study[block]["corpus"]
         head = other.read_text(encoding="utf-8").splitlines()[:n]
         other.write_text("\n".join(head) + "\n", encoding="utf-8")
