@@ -15,6 +15,7 @@ are recomputed here the same way, and read again under ten other seeds, which mu
 """
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
@@ -120,6 +121,14 @@ def test_the_rows_hold_every_scored_row(downloaded):
 PART10_READINGS = ("alpha", "value_norm_on_alpha", "output_norm_on_alpha", "kobayashi2021", "alti")
 
 
+@functools.lru_cache(maxsize=3)   # one corpus's matrix serves every reading and bound of a seed
+def resampled_counts(seed: int, m: int, resamples: int) -> np.ndarray:
+    """How often each of m sentences is drawn in each resample [resamples, m]: it depends on the
+    seed and m alone (the fresh corpus's, 20000 x 1607, took most of this file's minutes when
+    drawn again for each bound)."""
+    return np.random.default_rng(seed).multinomial(m, np.full(m, 1.0 / m), size=resamples).astype(float)
+
+
 def part10_bound(k: int, n: int, num, den, sentence, seed: int, resamples: int, tail: float, sigmas: float,
                  bar: float) -> tuple[float | None, float, float | None, str]:
     """(the bootstrap's bound, its Monte Carlo margin, the exact bound, the verdict against `bar`)
@@ -130,7 +139,7 @@ def part10_bound(k: int, n: int, num, den, sentence, seed: int, resamples: int, 
     m = len(sentences)
     if n == 0 or m == 0:
         return None, 0.0, exact, "undetermined"
-    counts = np.random.default_rng(seed).multinomial(m, np.full(m, 1.0 / m), size=resamples).astype(float)
+    counts = resampled_counts(seed, m, resamples)
     d = counts @ np.bincount(unit, weights=den.astype(float), minlength=m)
     draws = (counts @ np.bincount(unit, weights=num.astype(float), minlength=m))[d > 0] / d[d > 0]
     spread = sigmas * np.sqrt(tail * (1 - tail) / draws.size)
