@@ -230,7 +230,7 @@ def test_the_instrument_works_from_the_plain_build(page, real_rendered):
         page.goto(url + f"instrument/#{model}/{s}/{word}/value_norm")
         wait_state(page, sentence=s, lens="value_norm")
         page.wait_for_selector(".instr-row")
-        assert_rows_match(shown_rows(page), expected_rows(view, "value_norm"), view, index["threshold"])
+        assert_rows_match(shown_rows(page), expected_rows(view, "value_norm"), view, index, model)
         assert page.locator(f".instr-row[data-word='{word}']").get_attribute("aria-current") == "true"
         assert_clean(page, url)
 
