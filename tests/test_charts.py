@@ -89,7 +89,7 @@ def test_a_field_made_by_a_transform_is_not_an_unknown_field():
 
 @pytest.mark.parametrize("chart_id, message", [
     ("no_such_chart", "unknown chart 'no_such_chart'"),
-    ("sink_scatter/l9", "chart 'sink_scatter' takes model (model: ['l6']; name: ['typical', 'survivor'])"),
+    ("sink_scatter/l9", "chart 'sink_scatter' takes model (model: ['l6']; name: ['typical', 'survivor']; part: ['part9', 'part10'])"),
     ("sink_scatter", "chart 'sink_scatter' takes model"),
     ("depth_sink/l6", "chart 'depth_sink' takes no arguments"),
 ])
