@@ -210,9 +210,14 @@ def small_study(study):
     n = 12
     first, mirror = 0, next(i for i, p in enumerate(study.flip_pairs) if p.source == 1)
     rep = study.calibration.replication
+    ma = study.calibration.mean_ablation   # Part 10's fresh corpus, as small as the others
+    if ma is not None and ma.fresh is not None:
+        ma = dataclasses.replace(ma, fresh=dataclasses.replace(ma.fresh, sentences=ma.fresh.sentences[:n],
+                                                               registers=ma.fresh.registers[:n]))
     cal = dataclasses.replace(study.calibration, confirmation=study.calibration.confirmation[:n],
                               confirmation_registers=study.calibration.confirmation_registers[:n],
-                              replication=dataclasses.replace(rep, sentences=rep.sentences[:n], registers=rep.registers[:n]))
+                              replication=dataclasses.replace(rep, sentences=rep.sentences[:n], registers=rep.registers[:n]),
+                              mean_ablation=ma)
     return dataclasses.replace(study, sentences=study.sentences[:n], registers=study.registers[:n], anchors=(),
                                calibration=cal,
                                flip_pairs=(study.flip_pairs[first], study.flip_pairs[mirror]),
