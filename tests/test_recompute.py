@@ -28,6 +28,14 @@ THRESHOLD = 0.5          # the badge fires above half, the truth is above half a
 DOWNSTREAM = ("word", "sentence")
 
 
+@functools.lru_cache(maxsize=3)   # one corpus's matrix serves every reading and bound of a seed, Parts 9 and 10
+def resampled_counts(seed: int, m: int, resamples: int) -> np.ndarray:
+    """How often each of m sentences is drawn in each resample [resamples, m]: it depends on the
+    seed and m alone (the fresh corpus's, 20000 x 1607, took most of this file's minutes when
+    drawn again for each bound)."""
+    return np.random.default_rng(seed).multinomial(m, np.full(m, 1.0 / m), size=resamples).astype(float)
+
+
 def bootstrap_ratio_lo_hi(num, den, sentence, boot):
     """The percentile interval of sum(num)/sum(den) over sentences resampled with replacement
     (the method page's bootstrap: the study's seed and number of resamples; a resample with no
@@ -35,7 +43,7 @@ def bootstrap_ratio_lo_hi(num, den, sentence, boot):
     sentences = sorted(set(sentence))
     unit = np.searchsorted(sentences, sentence)
     n = len(sentences)
-    counts = np.random.default_rng(boot["seed"]).multinomial(n, np.full(n, 1.0 / n), size=boot["resamples"]).astype(float)
+    counts = resampled_counts(boot["seed"], n, boot["resamples"])
     per_num = np.bincount(unit, weights=num.astype(float), minlength=n)
     per_den = np.bincount(unit, weights=den.astype(float), minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -119,14 +127,6 @@ def test_the_rows_hold_every_scored_row(downloaded):
 # -- Part 10 ------------------------------------------------------------------------------------------
 
 PART10_READINGS = ("alpha", "value_norm_on_alpha", "output_norm_on_alpha", "kobayashi2021", "alti")
-
-
-@functools.lru_cache(maxsize=3)   # one corpus's matrix serves every reading and bound of a seed
-def resampled_counts(seed: int, m: int, resamples: int) -> np.ndarray:
-    """How often each of m sentences is drawn in each resample [resamples, m]: it depends on the
-    seed and m alone (the fresh corpus's, 20000 x 1607, took most of this file's minutes when
-    drawn again for each bound)."""
-    return np.random.default_rng(seed).multinomial(m, np.full(m, 1.0 / m), size=resamples).astype(float)
 
 
 def part10_bound(k: int, n: int, num, den, sentence, seed: int, resamples: int, tail: float, sigmas: float,
