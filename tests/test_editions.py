@@ -202,7 +202,7 @@ def test_each_edition_has_its_own_404_page(small_site):
     lang, nav, and its edition's search (base) at the published root."""
     english, french = Page(small_site / "404.html"), Page(small_site / "fr" / "404.html")
     assert (english.lang, "".join(english.h1).strip()) == ("en", "404 - Not found")
-    assert (french.lang, "".join(french.h1).strip()) == ("fr", "404 - Page introuvable")
+    assert (french.lang, "".join(french.h1).strip()) == ("fr", "404 – Page introuvable")
     assert "Made with Material for MkDocs" in english.all_text() and "Evidence" in english.all_text()
     assert "Conçu avec Material for MkDocs" in french.all_text() and "Annexes" in french.all_text()
     assert english.config["base"] == "/attention/" and french.config["base"] == "/attention/fr/"
@@ -343,7 +343,7 @@ def test_the_real_editions_indexes_sitemaps_and_404_pages(built_site, real_index
     assert sorted(sitemap(built_site)) == sorted(LOCAL + p for p in pages)
     assert sorted(sitemap(built_site, "fr")) == sorted(LOCAL + "fr/" + p for p in pages)
     assert "".join(Page(built_site / "404.html").h1).strip() == "404 - Not found"
-    assert "".join(Page(built_site / "fr" / "404.html").h1).strip() == "404 - Page introuvable"
+    assert "".join(Page(built_site / "fr" / "404.html").h1).strip() == "404 – Page introuvable"
     home = page_at(built_site, "fr/").all_text()
     assert "Annexes" in home and "Evidence" not in home
 

@@ -202,8 +202,9 @@ def test_the_french_instrument_as_drawn_shows_no_english(page, site_url, data):
     page.wait_for_timeout(1500)
     shown = page.evaluate("""() => {
         const root = document.querySelector('.md-content');
-        // What the static test leaves out (code, English marked as such): hidden while read.
-        const hidden = [...root.querySelectorAll('code, pre, kbd, [lang^="en"], .references')];
+        // What the static test leaves out (code, English marked as such, a number as printed
+        // before an update): hidden while read.
+        const hidden = [...root.querySelectorAll('code, pre, kbd, del, [lang^="en"], .references')];
         hidden.forEach((e) => { e.dataset.display = e.style.display; e.style.display = 'none'; });
         const out = [root.innerText];
         hidden.forEach((e) => { e.style.display = e.dataset.display; });

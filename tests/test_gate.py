@@ -88,16 +88,18 @@ def test_a_word_picked_nearer_a_tie_than_the_floor_fails_with_its_margin(project
 
     key = "l6.alpha.worst_word"
     real = schema.flatten
+    floor = gate.run(settings(project)).margin_floor   # study.yml's picks.margin_floor
+    margin = floor / 1000
 
     def near_a_tie(results):
         out = real(results)
-        out.margins[key] = (1e-9, float("inf"))
+        out.margins[key] = (margin, float("inf"))
         return out
 
     monkeypatch.setattr(schema, "flatten", near_a_tie)
     report = gate.run(settings(project))
-    assert not report.ok and [(f.key, f.margin) for f in report.fragile] == [(key, 1e-9)]
-    assert f"  {key}: margin 1e-09 < 5e-05; cited by index.md" in report.message(settings(project).lock)
+    assert not report.ok and [(f.key, f.margin) for f in report.fragile] == [(key, margin)]
+    assert f"  {key}: margin {margin:.0e} < {floor:.0e}; cited by index.md" in report.message(settings(project).lock)
     assert accepting.accept(settings(project)).refused
 
 

@@ -37,6 +37,7 @@ def test_the_length_histogram_of_a_corpus_of_short_sentences_has_no_backward_bin
 def test_provenance_names_everything_a_number_depends_on(study):
     p = results_mod.provenance(study)
     assert set(p) == {"study_sha256", "corpus_sha256", "flip_pairs_sha256", "confirmation_sha256", "replication_sha256",
+                      "fresh_sha256",
                       "code_version", "libraries", "models"}
     assert set(p["libraries"]) == set(results_mod.LIBRARIES) | {"python"}
     assert {k: m["name"] for k, m in p["models"].items()} == {m.key: m.name for m in study.models}
@@ -64,6 +65,16 @@ def test_provenance_follows_the_study_files(tmp_path, study):
     with (tmp_path / rep.path.name).open("a", encoding="utf-8") as fh:
         fh.write("wordnet\tOne more sentence of six words.\n")
     assert results_mod.provenance(elsewhere)["replication_sha256"] != results_mod.provenance(study)["replication_sha256"]
+
+    fresh = study.calibration.mean_ablation.fresh   # Part 10's fresh corpus: the same, by its bytes
+    shutil.copy(fresh.path, tmp_path / fresh.path.name)
+    ma = dataclasses.replace(study.calibration.mean_ablation,
+                             fresh=dataclasses.replace(fresh, path=tmp_path / fresh.path.name))
+    moved = dataclasses.replace(study, calibration=dataclasses.replace(study.calibration, mean_ablation=ma))
+    assert results_mod.provenance(moved) == results_mod.provenance(study)
+    with (tmp_path / fresh.path.name).open("a", encoding="utf-8") as fh:
+        fh.write("python-list\tOne more sentence that nobody here wrote.\n")
+    assert results_mod.provenance(moved)["fresh_sha256"] != results_mod.provenance(study)["fresh_sha256"]
 
 
 def test_code_digest_follows_every_source_file(tmp_path):
