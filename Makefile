@@ -91,17 +91,17 @@ test: $(STAMP) $(CHROMIUM) $(AXE) $(WORDNET) $(PYDOC)
 
 # Other machines (issue 46): the study measured again as a reader's machine would measure it,
 # and the lock and every page of both editions held to this machine's build (its results in
-# .cache: make site or make test first). By default one cold measurement, on a machine as far from
+# .cache, which `make site` fills: it is built first, measured cold if the cache is). By default one cold measurement, on a machine as far from
 # this one as it can be made: torch's generic kernels (this CPU's other real kernel path) and, on
 # top of them, every layer's attention and output nudged by study.yml's `simulated_machine.nudge`
 # (seed 1), measured on three threads where the build uses two (every item runs on one thread of
 # arithmetic, so the bytes do not depend on the count: tests/test_cluster.py). CI's budget (set-up,
-# make test and this within 90 minutes) holds one cold measurement; SEPARATELY=1 measures the
+# make site, make test reading its cache, and this within 90 minutes) holds one cold measurement; SEPARATELY=1 measures the
 # simulated machine and the generic kernels each alone (two), SEEDS="1 2" more seeds with it.
 MACHINES_CACHE := .cache/other-machines
 SEEDS ?= 1
 
-check-machines: $(STAMP)
+check-machines: site
 ifdef SEPARATELY
 	for seed in $(SEEDS); do \
 	  MEASURE_THREADS=3 $(BIN)/python -m model check --perturb :$$seed --same-text-as .cache || exit 1; \
@@ -113,9 +113,10 @@ else
 	  $(BIN)/python -m model check --perturb :1 --same-text-as .cache
 endif
 
-# The edit-test loop: no browser, nothing that needs the real study measured, no download.
+# The edit-test loop: the engine's tests and the study's units. No browser, nothing that needs
+# the real study measured or runs a model over sentences (`make test` runs those), no download.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured and not registry"
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured and not models and not registry"
 
 # The deliberate bugs of tests/MUTATIONS.md, each applied to a temporary copy: the tests
 # named for it must fail (a few minutes; MUTATIONS="M1 M7" runs some of them).

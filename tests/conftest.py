@@ -66,16 +66,20 @@ SCREENSHOTS = Path(os.environ.get("SCREENSHOTS", Path(tempfile.gettempdir()) / "
 @pytest.hookimpl(tryfirst=True)   # before pytest-xdist's, which reads the groups into the test ids
 def pytest_collection_modifyitems(config, items):
     """Tests that read the real study's results (through `session_cache`, directly or not)
-    are marked `measured`: `make test-fast` leaves them out, with the browser tests.
+    are marked `measured`, and tests that run a model over sentences (RUNS_MODELS, MPNet)
+    `models`: `make test-fast` leaves both out, with the browser tests.
 
     Under pytest-xdist (`--dist loadgroup`), tests that use a module-scoped fixture stay on
     one worker, grouped by module (and checkpoint: `xdist_group`), so the fixture is made
     once; every other test goes to whichever worker is free (the session's folders are
     shared: `once_per_run`)."""
     for item in items:
-        if "session_cache" in getattr(item, "fixturenames", ()):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "session_cache" in fixtures:
             item.add_marker(pytest.mark.measured)
         group = xdist_group(item)
+        if fixtures & RUNS_MODELS or group == MPNET_GROUP:
+            item.add_marker(pytest.mark.models)
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
             if getattr(config.option, "loadgroup", False) and "@" not in item.nodeid:
@@ -107,6 +111,11 @@ def pytest_configure(config):
 
 # Every test that loads MPNet (the `mpnet` fixture, or `ckpt` as mpnet-base), whatever its module.
 MPNET_GROUP = "mpnet-base"
+
+# The fixtures that run a model over sentences (seconds to minutes each): the small study
+# measured in process (here), on a Dask cluster (test_cluster.py: `small_project`, `chunks`)
+# and under float64's watch (test_float64.py: `watched`). Their tests are marked `models`.
+RUNS_MODELS = frozenset({"small_measured", "small_project", "chunks", "watched"})
 
 # Work units (xdist groups, or single tests) that take longest, longest first (measured
 # with --durations): started first, they run beside each other and the short tests fill in.
