@@ -91,13 +91,14 @@ test: $(STAMP) $(CHROMIUM) $(AXE) $(WORDNET) $(PYDOC)
 
 # Other machines (issue 46): the study measured again as a reader's machine would measure it,
 # and the lock and every page of both editions held to this machine's build (its results in
-# .cache, which `make site` fills: it is built first, measured cold if the cache is). By default one cold measurement, on a machine as far from
-# this one as it can be made: torch's generic kernels (this CPU's other real kernel path) and, on
-# top of them, every layer's attention and output nudged by study.yml's `simulated_machine.nudge`
-# (seed 1), measured on three threads where the build uses two (every item runs on one thread of
-# arithmetic, so the bytes do not depend on the count: tests/test_cluster.py). CI's budget (set-up,
-# make site, make test reading its cache, and this within 90 minutes) holds one cold measurement; SEPARATELY=1 measures the
-# simulated machine and the generic kernels each alone (two), SEEDS="1 2" more seeds with it.
+# .cache, which `make site` fills: it is built first, measured cold if the cache is). By default
+# one cold measurement, on a machine as far from this one as it can be made: torch's generic
+# kernels (this CPU's other real kernel path) and, on top of them, every layer's attention and
+# output nudged by study.yml's `simulated_machine.nudge` (seed 1), measured on three threads where
+# the build uses two (every item runs on one thread of arithmetic, so the bytes do not depend on
+# the count: tests/test_cluster.py). CI's budget (set-up, make site, make test reading its cache,
+# and this within 90 minutes) holds one cold measurement; SEPARATELY=1 measures the simulated
+# machine and the generic kernels each alone (two), SEEDS="1 2" more seeds with it.
 MACHINES_CACHE := .cache/other-machines
 SEEDS ?= 1
 
