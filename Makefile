@@ -115,9 +115,10 @@ else
 endif
 
 # The edit-test loop: the engine's tests and the study's units. No browser, nothing that needs
-# the real study measured or runs a model over sentences (`make test` runs those), no download.
+# the real study measured or runs a model over sentences, no fresh venv, no download (`make test`
+# runs those).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured and not models and not registry"
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not browser and not measured and not models and not fresh_venv and not registry"
 
 # The deliberate bugs of tests/MUTATIONS.md, each applied to a temporary copy: the tests
 # named for it must fail (a few minutes; MUTATIONS="M1 M7" runs some of them).

@@ -94,10 +94,17 @@ def _printed_everywhere(versions: list[Version]) -> list[Version]:
     formats or, where it records none, in the nearest later version's for the key (else as
     a plain number its tolerance implies)."""
     later: dict[str, list[str]] = {}   # key -> the slots of the nearest later version recording it
+    printed: dict[tuple, dict[str, str]] = {}   # most keys print the same from version to version
     out = []
     for v in reversed(versions):
         later.update({k: list(e.printed) for k, e in v.locked.numbers.items() if e.printed})
-        reprinted = {k: replace(e, printed=_printed(k, e, later.get(k))) for k, e in v.locked.numbers.items()}
+        reprinted = {}
+        for k, e in v.locked.numbers.items():
+            slots = later.get(k)
+            same = (k, repr(e.value), e.tolerance, tuple(slots or ()))
+            if same not in printed:
+                printed[same] = _printed(k, e, slots)
+            reprinted[k] = replace(e, printed=printed[same])
         out.append(replace(v, reprinted=reprinted))
     return out[::-1]
 

@@ -162,6 +162,8 @@ def differences(old: Mapping[str, Any], new: Mapping[str, Any], cited: Mapping[s
     changed = {}
     for key in sorted(set(old) & set(new)):
         before, after = old[key].printed, new[key].printed
+        if before == after:
+            continue
         languages = {language_of(s) for s in before}
         if any(set(_texts(before, lang)) - set(_texts(after, lang)) for lang in languages):
             changed[key] = Change(dict(before), dict(after), tuple(sorted(cited.get(key, ()))))

@@ -114,8 +114,11 @@ MPNET_GROUP = "mpnet-base"
 
 # The fixtures that run a model over sentences (seconds to minutes each): the small study
 # measured in process (here), on a Dask cluster (test_cluster.py: `small_project`, `chunks`)
-# and under float64's watch (test_float64.py: `watched`). Their tests are marked `models`.
-RUNS_MODELS = frozenset({"small_measured", "small_project", "chunks", "watched"})
+# and under float64's watch (test_float64.py: `watched`), and transformers' own models, the
+# reference's peers (test_encoder.py: `hf_model`; test_ground_truth.py: `peer`; 3 to 4 s to
+# import in each worker; the edit loop keeps the reference against its float64 oracle). Their
+# tests are marked `models`.
+RUNS_MODELS = frozenset({"small_measured", "small_project", "chunks", "watched", "hf_model", "peer"})
 
 # Work units (xdist groups, or single tests) that take longest, longest first (measured
 # with --durations): started first, they run beside each other and the short tests fill in.
@@ -124,6 +127,11 @@ LONG_GROUPS = [
     "test_browser_runtime",
     "test_hooks",
     "test_render",
+    # make test-fast's longest (4 to 12 s each)
+    "test_bad_values.py::test_results_json_cannot_carry_are_named_and_nothing_is_kept",
+    "test_study_updates.py::test_the_history_is_what_backfill_writes_from_git_and_the_reasons",
+    "test_options.py::test_every_command_and_the_build_read_the_same_moved_options",
+    "test_cli.py::test_the_longest_sentence_the_model_takes",
 ]
 
 
@@ -320,6 +328,47 @@ def serve(folder: Path) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+# -- the toy write-up (the engine's starter) ----------------------------------------------------
+
+TOY = ROOT / "livenumbers" / "starter"   # what `python -m livenumbers new` writes
+
+
+def run_in_toy(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """`python -m ARGS` in the toy's folder, its source importable (as a project's own module is)."""
+    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+                        "NO_MKDOCS_2_WARNING": "1", "LIVE_NUMBERS_CACHE": str(root / ".cache")}
+    return subprocess.run([sys.executable, "-m", *args], cwd=root, env=env, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="session")
+def accepted_toy(tmp_path_factory) -> Path:
+    """The toy write-up, its lock accepted and built once per run: its cache warm (the results,
+    the chart, the pages). Never change it: `toy` gives a copy."""
+    def make(root: Path) -> None:
+        shutil.copytree(TOY, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
+        for command in (("livenumbers", "accept"), ("mkdocs", "build", "--strict")):
+            done = run_in_toy(root, *command)
+            assert done.returncode == 0, done.stdout + done.stderr
+
+    return once_per_run(tmp_path_factory, "toy", make)
+
+
+@pytest.fixture(scope="session")
+def accepted_bilingual_toy(tmp_path_factory):
+    """The toy with a French edition, as `new --french` writes it: the i18n plugin,
+    index.fr.md, updates.fr.md, docs/locales/fr.yml; its lock accepted and built once per
+    run (its cache warm). Never change it: `bilingual_toy` gives a copy."""
+    from livenumbers.__main__ import new_writeup
+
+    def make(root):
+        new_writeup(root / "toy", french=True)
+        for command in (("livenumbers", "accept"), ("mkdocs", "build", "--strict")):
+            done = run_in_toy(root / "toy", *command)
+            assert done.returncode == 0, done.stdout + done.stderr
+
+    return once_per_run(tmp_path_factory, "bilingual-toy", make) / "toy"
 
 
 # -- projects -------------------------------------------------------------------------------------

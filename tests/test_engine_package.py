@@ -138,6 +138,7 @@ def venv(wheel, tmp_path_factory) -> Path:
 ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")} | {"NO_MKDOCS_2_WARNING": "1"}
 
 
+@pytest.mark.fresh_venv
 def test_a_fresh_venv_installs_the_engine_alone_and_builds_the_toy(venv, tmp_path):
     import shutil
 
@@ -161,6 +162,7 @@ def test_a_fresh_venv_installs_the_engine_alone_and_builds_the_toy(venv, tmp_pat
     assert "60% of them" in (toy / "site" / "index.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.fresh_venv
 def test_the_starter_in_a_fresh_venv_shows_an_update_after_a_data_change_and_accept(venv, tmp_path):
     """Issue 48's outside write-up: `new`, accept, a data change, accept refused without a
     reason then given one, a build: its page says what the number said, what it says and why."""
@@ -193,6 +195,7 @@ def quickstart() -> list[str]:
     return [line.split("#")[0].strip() for line in block.splitlines() if line.split("#")[0].strip()]
 
 
+@pytest.mark.fresh_venv
 def test_the_guides_quickstart_from_an_empty_folder(venv, tmp_path):
     """The guide's quickstart as a new author types it, in a fresh venv (its `pip install`
     done by the fixture, from the same wheel): at most five commands to a built page with

@@ -5,6 +5,7 @@ the real project's French edition."""
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 import yaml
@@ -14,7 +15,7 @@ from livenumbers.formats import format_value
 from livenumbers.markup import PageError
 from livenumbers.tables import span
 
-from conftest import ROOT
+from conftest import ROOT, once_per_run
 from test_toy import TOY, run
 from test_toy import toy  # noqa: F401  (the fixture: the starter, its lock accepted)
 
@@ -89,15 +90,10 @@ CATALOGUE = yaml.safe_load((FRENCH / "docs" / "locales" / "fr.yml").read_text(en
 
 
 @pytest.fixture
-def bilingual_toy(tmp_path):
-    """The toy with a French edition, as `new --french` writes it: the i18n plugin,
-    index.fr.md, updates.fr.md, docs/locales/fr.yml; its lock accepted."""
-    from livenumbers.__main__ import new_writeup
-
+def bilingual_toy(tmp_path, accepted_bilingual_toy):
+    """A copy of the bilingual toy, its cache warm, no site built."""
     root = tmp_path / "toy"
-    new_writeup(root, french=True)
-    accept = run(root, "livenumbers", "accept")
-    assert accept.returncode == 0, accept.stdout + accept.stderr
+    shutil.copytree(accepted_bilingual_toy, root, ignore=shutil.ignore_patterns("__pycache__", "site"))
     return root
 
 

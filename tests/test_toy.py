@@ -15,27 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from conftest import serve
+from conftest import TOY, serve
+from conftest import run_in_toy as run
 from livenumbers import config, gate, lock, project, render
 from livenumbers.markup import PageError
 
-TOY = Path(__file__).resolve().parent.parent / "livenumbers" / "starter"   # what `new` writes
-
 
 @pytest.fixture
-def toy(tmp_path) -> Path:
-    """A copy of the toy write-up, its lock accepted."""
+def toy(tmp_path, accepted_toy) -> Path:
+    """A copy of the toy write-up, its lock accepted, its cache warm, no site built: a build
+    recomputes only what the test changes (the cache is keyed by what each entry depends on)."""
     root = tmp_path / "toy"
-    shutil.copytree(TOY, root, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
-    assert run(root, "livenumbers", "accept").returncode == 0
+    shutil.copytree(accepted_toy, root, ignore=shutil.ignore_patterns("__pycache__", "site"))
     return root
-
-
-def run(root: Path, *args: str) -> subprocess.CompletedProcess:
-    """`python -m ARGS` in the toy's folder, its source importable (as a project's own module is)."""
-    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
-                        "NO_MKDOCS_2_WARNING": "1", "LIVE_NUMBERS_CACHE": str(root / ".cache")}
-    return subprocess.run([sys.executable, "-m", *args], cwd=root, env=env, capture_output=True, text=True)
 
 
 def settings(root: Path) -> gate.Settings:
