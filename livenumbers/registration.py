@@ -45,6 +45,7 @@ from .errors import UserError
 from .formats import NumberError, did_you_mean, md_text
 from .i18n import CLOSE, OPEN
 
+FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml's: the settings are read on every serve rebuild
 AMENDMENTS = "amendments"   # the settings file's key listing each registered block's amendments
 OPTION_FIELDS = ("file", "blocks")
 AMENDMENT_FIELDS = ("date", "reason", "changes")
@@ -173,7 +174,7 @@ def read(docs_dir: Path, registered: Declared | None) -> Current | None:
         return None
     label = f"{docs_dir.name}/{registered.file}"
     try:
-        data = yaml.safe_load((docs_dir / registered.file).read_text(encoding="utf-8")) or {}
+        data = yaml.load((docs_dir / registered.file).read_text(encoding="utf-8"), Loader=FAST_LOADER) or {}
     except FileNotFoundError as exc:
         raise RegistrationError(f"{label}: not found (mkdocs.yml's `registered:` names it)") from exc
     except yaml.YAMLError as exc:

@@ -237,13 +237,18 @@ def version(edition: Edition, values: dict[str, str], listing_page: str | None) 
     return f'<small class="lock-version">{cite}{every}</small>'
 
 
-def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Languages, catalogue, build) -> None:
+def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Languages, catalogue, build,
+           memo: dict | None = None) -> None:
     """Each page the gate rendered (`report.rendered`; a notebook's cells, its last one ending
     them) with its marks placed, then its "Updates" and the version line (`build`: the
     build's BuildInfo), linked to the page calling `updates()`. Nothing for a lock with no
-    history: nothing published has changed, and no date says "as of"."""
+    history: nothing published has changed, and no date says "as of". `memo`: the pages
+    finished by the last call on the same entries, languages and catalogue (a serve
+    rebuild's); left holding this call's."""
     if not entries:
         return
+    memo = {} if memo is None else memo
+    earlier, used = dict(memo), {}
     listing_page = next((languages.base(out.page) for out in rendered if "updates()" in out.calls), None)
     cited: dict[str, set[str]] = {}
     for out in rendered:
@@ -251,6 +256,13 @@ def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Langua
     moved: dict[str, list] = {}   # language -> moved_in(entries, language)
 
     def finished(page: str, text: str, last: bool = True) -> str:
+        key = (page, text, last, listing_page, frozenset(cited.get(page, ())), tuple(build.values.items()))
+        if key not in earlier:
+            earlier[key] = finish_page(page, text, last)
+        used[key] = earlier[key]
+        return used[key]
+
+    def finish_page(page: str, text: str, last: bool) -> str:
         edition = Edition.of(page, languages, catalogue)
         text = place_marks(text, entries, edition)
         if not last:
@@ -269,3 +281,5 @@ def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Langua
     for page, cells in report.notebook_cells.items():
         for index in cells:
             cells[index] = finished(page, cells[index], last=index == max(cells))
+    memo.clear()
+    memo.update(used)

@@ -120,6 +120,28 @@ def test_a_claim_that_no_longer_holds_fails_the_gate(toy):
     assert [c.expr for c in report.failed_claims] == ["fruit.apple.score > fruit.pear.score + fruit.plum.score"]
 
 
+def test_a_serve_rebuild_compares_again_what_a_save_changed(toy):
+    """Under `mkdocs serve` the gate keeps its work from one save to the next (gate.Kept): a
+    prose save reads its page again and keeps the comparison with the lock; a save that cites
+    a number in a new format, or changes a claim, is compared again."""
+    s, kept = settings(toy), gate.Kept()
+    first = gate.run(s, mark_numbers=True, kept=kept)
+    page = toy / "docs" / "index.md"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text + "\nA sentence of prose.\n", encoding="utf-8")
+    prose = gate.run(s, mark_numbers=True, kept=kept)
+    assert "A sentence of prose." in prose.rendered["index.md"]
+    assert prose.ok and prose.all_citations == first.all_citations and prose.fresh == first.fresh
+    claim = text.replace("fruit.apple.score > fruit", "fruit.apple.score < fruit")   # the same citations
+    page.write_text(claim + "\nA sentence of prose.\n", encoding="utf-8")
+    claimed = gate.run(s, mark_numbers=True, kept=kept)
+    assert [c.expr for c in claimed.failed_claims] == ["fruit.apple.score < fruit.pear.score + fruit.plum.score"]
+    page.write_text(claim + '\nThe plum has {{ num("fruit.plum.share", "pct:2") }}.\n', encoding="utf-8")   # the same claims
+    cited = gate.run(s, mark_numbers=True, kept=kept)
+    assert [(r.key, r.slot, r.recorded) for r in cited.reprinted] == [("fruit.plum.share", "en pct:2", None)]
+    assert cited.failed_claims == claimed.failed_claims
+
+
 def test_an_unknown_key_is_named_with_page_and_line(toy):
     page = toy / "docs" / "index.md"
     page.write_text(page.read_text() + '\nThe plum has {{ num("fruit.plumm.score", "int") }}.\n')
