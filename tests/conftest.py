@@ -486,10 +486,12 @@ def tiny_mkdocs_yml(french: bool = False) -> str:
             "  - Instrument: instrument.md\n  - Notebook: notebook.ipynb\n")
 
 
-def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: list[dict] | None = None) -> None:
-    """Point a project's study at the first `n` sentences of its corpus plus `extra`, a
-    flip pair and its mirror (with their null pairs) and no anchors (and `models`, if given): a measurement of seconds, for the
-    tests that must measure again."""
+def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: list[dict] | None = None,
+                     others: int | None = None) -> None:
+    """Point a project's study at the first `n` sentences of its corpus plus `extra`, Parts 9
+    and 10's corpora at their first `others` (default `n`), a flip pair and its mirror (with
+    their null pairs) and no anchors (and `models`, if given): a measurement of seconds, for
+    the tests that must measure again."""
     docs = project / "docs"
     study = yaml.safe_load((docs / "study.yml").read_text(encoding="utf-8"))
     corpus = docs / study["corpus"]
@@ -497,7 +499,7 @@ def use_small_corpus(project: Path, extra: list[str] = (), n: int = 10, models: 
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
     for block in ("confirmation", "replication", "fresh_corpus"):   # Parts 9 and 10's corpora, as small
         other = docs / study[block]["corpus"]
-        head = other.read_text(encoding="utf-8").splitlines()[:n]
+        head = other.read_text(encoding="utf-8").splitlines()[:n if others is None else others]
         other.write_text("\n".join(head) + "\n", encoding="utf-8")
     # The first flip pair, its mirror and their null pairs (renumbered): every set the
     # pages show (each order, the null pairs) has a pair in it.

@@ -1,9 +1,10 @@
 """The measurement's maps on Dask distributed (model/cluster.py, issue 35).
 
 - The same results.json, byte for byte, in this process on two threads and on three, and on
-  a local cluster of 2 workers (a small study of 40 sentences and one model, big enough that every map has
-  several items: two forward batches or more, three truth tasks; the whole measurement,
-  checks included).
+  a local cluster of 2 workers (a small study of 40 sentences, 17 in each of Parts 9 and 10's
+  corpora, and one model: big enough that every map has several items, two forward batches or
+  more, three truth tasks on the corpus and two on each other; the whole measurement, checks
+  included).
 - A worker killed in the middle of a map costs a retry, not the run: the results equal an
   undisturbed run's.
 - A model file damaged on one worker fails the run with that worker's message (the file,
@@ -31,9 +32,12 @@ from conftest import ROOT, copy_project, use_small_corpus
 def small_project(tmp_path_factory) -> Path:
     import yaml
 
+    from model.calibration.truths import SENTENCES_PER_TASK
+
     project = copy_project(ROOT, tmp_path_factory.mktemp("cluster") / "project")
     study = yaml.safe_load((ROOT / "docs" / "study.yml").read_text(encoding="utf-8"))
-    use_small_corpus(project, n=40, models=[m for m in study["models"] if m["key"] == "l6"])
+    use_small_corpus(project, n=40, models=[m for m in study["models"] if m["key"] == "l6"],
+                     others=SENTENCES_PER_TASK + 1)   # two truth tasks each
     return project
 
 
@@ -52,7 +56,7 @@ def measure(project: Path, out: Path, *args: str, threads: int | None = None) ->
 def test_the_results_are_the_same_in_process_on_2_and_3_threads_and_on_2_workers(small_project, tmp_path):
     """Every map item runs on one thread of arithmetic wherever it runs (cluster.one_thread), so
     the bytes do not depend on how many threads or workers share the items. Three measurements
-    (each a minute or two in float64): the build's two threads, three (more threads than cores,
+    (each about a minute in float64): the build's two threads, three (more threads than cores,
     items finishing in another order), and a cluster of two workers (the items in other processes)."""
     here = measure(small_project, tmp_path / "here.json", threads=2)
     assert b'"calibration"' in here and b'"ground_truth"' in here     # the maps that run on the cluster ran
