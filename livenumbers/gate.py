@@ -162,14 +162,13 @@ def notebook_cells(path: Path) -> list[tuple[int, str]]:
 @dataclass
 class Kept:
     """What one gate run keeps for the next (the plugin's, across `mkdocs serve` rebuilds):
-    the renderer, the inputs it was made for and the lock it read; each page's rendering as
-    the last run read it from the cache, and what the comparison with the lock found. A saved
-    page is the one page read again, and the comparison is made again only if a citation or a
-    claim changed."""
+    the renderer, the inputs it was made for and the lock it read; a digest of each page's
+    citations and claims, the pages as updates.finish ended them, and what the comparison with
+    the lock found: it is made again only if a citation or a claim changed."""
     inputs: tuple | None = None
     renderer: Renderer | None = None
     locked: lock.Lock | None = None
-    pages: dict[str, dict] = field(default_factory=dict)   # a page's cache key -> its entry
+    cites: dict[str, str] = field(default_factory=dict)    # a page's cache key -> its citations' and claims' digest
     finished: dict = field(default_factory=dict)           # the pages as updates.finish ended them
     compared: tuple = ()                                   # (the pages' citations and claims, what _compare set)
 
@@ -210,7 +209,7 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     if kept.inputs != same:
         locked = lock.read(settings.lock)
         blocks = settings.registered.blocks if settings.registered else ()
-        kept.inputs, kept.locked, kept.pages, kept.finished, kept.compared = same, locked, {}, {}, ()
+        kept.inputs, kept.locked, kept.cites, kept.finished, kept.compared = same, locked, {}, {}, ()
         kept.renderer = Renderer(settings.source, results, chart_spec, locked.numbers, chart_sources=sources,
                                  bibliography=Bibliography(settings.bibliography), languages=settings.languages,
                                  catalogue=catalogue, registrations={b: locked.registrations.get(b) for b in blocks},
@@ -218,8 +217,8 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
     renderer, locked = kept.renderer, kept.locked
     renderer.chart_spec = chart_spec
     report.numbers, report.locked = renderer.numbers, locked.numbers
-    read: dict[str, dict] = {}   # this run's pages, by cache key: kept for the next
-    render = _render_memo(settings.cache_dir, report.inputs_key, with_charts, renderer, code, kept.pages, read)
+    cites: dict[str, str] = {}   # this run's pages, by cache key: kept for the next
+    render = _render_memo(settings.cache_dir, report.inputs_key, with_charts, renderer, code, kept.cites, cites)
     build = BuildInfo(settings.docs_dir, settings.lock,   # after the cache: they change with every commit
                       locked.history[-1].date if locked.history else None)
     rendered_all, problems = [], []
@@ -258,14 +257,14 @@ def run(settings: Settings, with_charts: bool = True, mark_numbers: bool = False
                    kept.finished)
     for out in rendered_all:
         report.routes.setdefault(out.page, set()).update(out.routes)
-    cites = tuple(hit["cites"] for hit in read.values())
-    if kept.compared and kept.compared[0] == cites:   # the same citations and claims, on the same inputs
+    compared = tuple(cites.values())
+    if kept.compared and kept.compared[0] == compared:   # the same citations and claims, on the same inputs
         for name, value in kept.compared[1].items():
             setattr(report, name, value.copy())
     else:
         _compare(report, rendered_all, renderer.numbers, locked, settings.languages)
-        kept.compared = (cites, {name: getattr(report, name).copy() for name in COMPARED})
-    kept.pages = read
+        kept.compared = (compared, {name: getattr(report, name).copy() for name in COMPARED})
+    kept.cites = cites
     report.registrations = registration.check(registered_now, locked.registrations)
     return report
 
@@ -275,13 +274,13 @@ def _text(path: Path | None) -> str:
 
 
 def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: Renderer, code: str,
-                 kept: dict[str, dict], read: dict[str, dict]):
+                 kept: dict[str, str], cites: dict[str, str]):
     """`renderer.render`, with each page's output (text, citations, claims, links) cached:
     a prose edit re-renders the edited page only (Jinja compiles every page and every
     claim afresh otherwise). Keyed by the results, the lock and the bibliography
     (`inputs_key`), the site code, Jinja2, MarkupSafe, Altair, pybtex, the page's source and
-    whether numbers are marked. An entry in `kept` (the last run's) is not read again; every
-    entry used goes into `read`, in the pages' order."""
+    whether numbers are marked. Each page's citations and claims are digested into `cites`, in
+    the pages' order (from `kept`, the last run's digests, where the page is unchanged)."""
     from dataclasses import astuple
     from importlib import metadata
 
@@ -297,11 +296,8 @@ def _render_memo(cache_dir: Path, inputs_key: str, with_charts: bool, renderer: 
                     "calls": out.calls}
 
         key = cache.key(base, page, part, mark_numbers, source)
-        hit = kept.get(key)
-        if hit is None:
-            hit = dict(cache.get_json(cache_dir, "page", key, compute)[0])
-            hit["cites"] = cache.key(page, part, hit["citations"], hit["claims"])   # what _compare reads of it
-        read[key] = hit
+        hit, _ = cache.get_json(cache_dir, "page", key, compute)   # in memory after its first read
+        cites[key] = kept.get(key) or cache.key(page, part, hit["citations"], hit["claims"])   # what _compare reads
         claims = [Claim(e, p, line, holds, tuple(tuple(r) for r in reads)) for e, p, line, holds, reads in hit["claims"]]
         return Rendered(page, hit["text"], [Citation(*c) for c in hit["citations"]], claims, list(hit["routes"]),
                         works=list(hit["works"]), calls=list(hit["calls"]))

@@ -248,7 +248,7 @@ def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Langua
     if not entries:
         return
     memo = {} if memo is None else memo
-    earlier, used = dict(memo), {}
+    used: dict = {}
     listing_page = next((languages.base(out.page) for out in rendered if "updates()" in out.calls), None)
     cited: dict[str, set[str]] = {}
     for out in rendered:
@@ -257,9 +257,8 @@ def finish(report, rendered: list, entries: tuple[Entry, ...], languages: Langua
 
     def finished(page: str, text: str, last: bool = True) -> str:
         key = (page, text, last, listing_page, frozenset(cited.get(page, ())), tuple(build.values.items()))
-        if key not in earlier:
-            earlier[key] = finish_page(page, text, last)
-        used[key] = earlier[key]
+        if key not in used:
+            used[key] = memo[key] if key in memo else finish_page(page, text, last)
         return used[key]
 
     def finish_page(page: str, text: str, last: bool) -> str:
