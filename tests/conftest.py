@@ -348,9 +348,7 @@ def accepted_toy(tmp_path_factory) -> Path:
     the chart, the pages). Never change it: `toy` gives a copy."""
     def make(root: Path) -> None:
         shutil.copytree(TOY, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", ".cache", "site"))
-        for command in (("livenumbers", "accept"), ("mkdocs", "build", "--strict")):
-            done = run_in_toy(root, *command)
-            assert done.returncode == 0, done.stdout + done.stderr
+        accept_and_build(root)
 
     return once_per_run(tmp_path_factory, "toy", make)
 
@@ -364,11 +362,24 @@ def accepted_bilingual_toy(tmp_path_factory):
 
     def make(root):
         new_writeup(root / "toy", french=True)
-        for command in (("livenumbers", "accept"), ("mkdocs", "build", "--strict")):
-            done = run_in_toy(root / "toy", *command)
-            assert done.returncode == 0, done.stdout + done.stderr
+        accept_and_build(root / "toy")
 
     return once_per_run(tmp_path_factory, "bilingual-toy", make) / "toy"
+
+
+def accept_and_build(root: Path) -> None:
+    """A toy's lock accepted and its site built, which fills its cache."""
+    for command in (("livenumbers", "accept"), ("mkdocs", "build", "--strict")):
+        done = run_in_toy(root, *command)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def toy_copy(accepted: Path, tmp_path: Path) -> Path:
+    """A copy of an accepted toy to change, its cache warm, no site built: a build recomputes
+    only what the test changes (the cache is keyed by what each entry depends on)."""
+    root = tmp_path / "toy"
+    shutil.copytree(accepted, root, ignore=shutil.ignore_patterns("__pycache__", "site"))
+    return root
 
 
 # -- projects -------------------------------------------------------------------------------------

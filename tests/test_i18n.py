@@ -5,7 +5,6 @@ the real project's French edition."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 import yaml
@@ -15,7 +14,7 @@ from livenumbers.formats import format_value
 from livenumbers.markup import PageError
 from livenumbers.tables import span
 
-from conftest import ROOT, once_per_run
+from conftest import ROOT, toy_copy
 from test_toy import TOY, run
 from test_toy import toy  # noqa: F401  (the fixture: the starter, its lock accepted)
 
@@ -92,9 +91,7 @@ CATALOGUE = yaml.safe_load((FRENCH / "docs" / "locales" / "fr.yml").read_text(en
 @pytest.fixture
 def bilingual_toy(tmp_path, accepted_bilingual_toy):
     """A copy of the bilingual toy, its cache warm, no site built."""
-    root = tmp_path / "toy"
-    shutil.copytree(accepted_bilingual_toy, root, ignore=shutil.ignore_patterns("__pycache__", "site"))
-    return root
+    return toy_copy(accepted_bilingual_toy, tmp_path)
 
 
 def test_one_build_makes_both_editions_with_the_same_numbers_in_each_language(bilingual_toy):

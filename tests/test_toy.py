@@ -8,14 +8,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import TOY, serve
+from conftest import TOY, serve, toy_copy
 from conftest import run_in_toy as run
 from livenumbers import config, gate, lock, project, render
 from livenumbers.markup import PageError
@@ -23,11 +22,8 @@ from livenumbers.markup import PageError
 
 @pytest.fixture
 def toy(tmp_path, accepted_toy) -> Path:
-    """A copy of the toy write-up, its lock accepted, its cache warm, no site built: a build
-    recomputes only what the test changes (the cache is keyed by what each entry depends on)."""
-    root = tmp_path / "toy"
-    shutil.copytree(accepted_toy, root, ignore=shutil.ignore_patterns("__pycache__", "site"))
-    return root
+    """A copy of the toy write-up, its lock accepted, its cache warm."""
+    return toy_copy(accepted_toy, tmp_path)
 
 
 def settings(root: Path) -> gate.Settings:
