@@ -131,7 +131,6 @@ LONG_GROUPS = [
     "test_bad_values.py::test_results_json_cannot_carry_are_named_and_nothing_is_kept",
     "test_study_updates.py::test_the_history_is_what_backfill_writes_from_git_and_the_reasons",
     "test_options.py::test_every_command_and_the_build_read_the_same_moved_options",
-    "test_cli.py::test_the_longest_sentence_the_model_takes",
 ]
 
 

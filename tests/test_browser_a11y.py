@@ -14,7 +14,7 @@ import re
 import pytest
 
 from conftest import ROOT
-from test_browser_site import (NAV, NAV_EDITIONS, assert_charts_drawn, assert_local, chart_pages, language_of,
+from test_browser_site import (EDITIONS, NAV, NAV_EDITIONS, assert_charts_drawn, assert_local, chart_pages, language_of,
                                serve_sitemap, url_of, wait_for_charts)
 
 pytestmark = pytest.mark.browser
@@ -199,29 +199,56 @@ def test_axe_catches_what_it_should(open_page, site_url, axe_source):
     assert {"link-in-text-block", "color-contrast", "scrollable-region-focusable"} <= found, found
 
 
-@pytest.mark.parametrize("scheme", list(SCHEMES))
+# The header's toggle to the dark palette (Material's label for its second palette, in either
+# language).
+TO_DARK = "label[for='__palette_1']"
+
+
 @pytest.mark.parametrize("src", NAV_EDITIONS)
-def test_no_serious_axe_violations(open_page, site_url, axe_source, src, scheme):
-    """Also, in each palette and each edition (English, French), what
-    tests/test_browser_site.py asked of every nav page on a load of its own: it loads (200)
-    with a title in its language, every chart drawn, no console error and no request off
-    127.0.0.1."""
-    page = open_page(site_url + url_of(src), scheme=scheme)
+def test_no_serious_axe_violations_in_either_palette(open_page, site_url, axe_source, src):
+    """Also, in each edition (English, French), what tests/test_browser_site.py asked of every
+    nav page on a load of its own: it loads (200) with a title in its language, every chart
+    drawn, no console error and no request off 127.0.0.1. Then, on the same load, the header's
+    toggle turns the page dark (every chart redrawn in the dark config) and the same checks
+    run again: one load per page serves both palettes (a load is about a third of each check's
+    time); that a reader who prefers dark gets the dark palette on loading is tested once per
+    edition below."""
+    page = open_page(site_url + url_of(src), scheme="light")
     assert page.response is not None and page.response.status == 200
     assert page.evaluate("document.documentElement.lang") == language_of(src), f"{src}: not lang={language_of(src)!r}"
-    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == SCHEMES[scheme], \
-        f"{src}: a reader who prefers {scheme} did not get the {SCHEMES[scheme]} palette"
-    settle_charts(page, src)
     assert page.locator("article h1").count() >= 1, f"{src}: no title"
+    for scheme in SCHEMES:
+        if scheme == "dark":
+            page.click(TO_DARK)
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('div.vega-chart')].every(el => el.dataset.scheme === 'slate')",
+                timeout=20_000)
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == SCHEMES[scheme], \
+            f"{src}: not the {SCHEMES[scheme]} palette in {scheme}"
+        settle_charts(page, f"{src} ({scheme})")
+        found = blocking(run_axe(page, axe_source))
+        assert not found, f"{src} ({scheme}):\n{describe(found)}"
+        assert_chart_contrast(page, f"{src} ({scheme})")
+        # Each chart is one image to assistive technology (its frame's role="img" and text
+        # alternative): none of its marks or axes carries a label of its own (charts.js; a
+        # sub-chart's title keeps Vega's).
+        marked = page.evaluate("document.querySelectorAll('.vega-chart [aria-label]:not(.role-title-text)').length")
+        assert marked == 0, f"{src} ({scheme}): {marked} chart marks carry ARIA of their own inside the chart's one image"
     assert_local(page, site_url)
-    found = blocking(run_axe(page, axe_source))
-    assert not found, f"{src} ({scheme}):\n{describe(found)}"
-    assert_chart_contrast(page, f"{src} ({scheme})")
-    # Each chart is one image to assistive technology (its frame's role="img" and text
-    # alternative): none of its marks or axes carries a label of its own (charts.js; a
-    # sub-chart's title keeps Vega's).
-    marked = page.evaluate("document.querySelectorAll('.vega-chart [aria-label]:not(.role-title-text)').length")
-    assert marked == 0, f"{src}: {marked} chart marks carry ARIA of their own inside the chart's one image"
+    assert page.errors == [], page.errors
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_reader_who_prefers_dark_gets_the_dark_palette_on_loading(open_page, site_url, built_site, edition):
+    """System preference dark: the first chart page of each edition loads in the dark
+    palette, its charts drawn in the dark config, with no console error."""
+    src = chart_pages(built_site, [p for p in NAV_EDITIONS if language_of(p) == (edition or "en")])[0]
+    page = open_page(site_url + src, scheme="dark")
+    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate", \
+        f"{src}: a reader who prefers dark did not get the slate palette"
+    settle_charts(page, src)
+    schemes = page.evaluate("[...document.querySelectorAll('div.vega-chart')].map(el => el.dataset.scheme)")
+    assert schemes and set(schemes) == {"slate"}, f"{src}: charts drawn in {schemes}"
     assert page.errors == [], page.errors
 
 

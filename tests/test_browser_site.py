@@ -128,8 +128,8 @@ def test_the_nav_is_what_was_built(built_site):
 
 # Every nav page loading clean (200, a title, every chart drawn, no console error, no
 # request off 127.0.0.1) is asserted on the page loads of tests/test_browser_a11y.py's
-# test_no_serious_axe_violations, in both palettes: the same checks, without a third load
-# of each page.
+# test_no_serious_axe_violations_in_either_palette (one load, then the dark palette by the
+# header's toggle): the same checks, without a load of their own.
 
 
 def test_the_language_switcher_keeps_the_page_and_each_edition_its_language(page, site_url, built_site):

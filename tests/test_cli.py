@@ -79,6 +79,7 @@ def test_bad_sentences_exit_2_with_one_line_naming_file_and_line(capsys, tmp_pat
     assert f"{tmp_path / 'mine.txt'}{message}" in err, err
 
 
+@pytest.mark.models   # 510 words through a model, all heads: for make test, not the edit loop
 def test_the_longest_sentence_the_model_takes(capsys, tmp_path):
     code, _, err = measure(capsys, tmp_path, " ".join(["word"] * 510) + "\n", "--model", "minilm-l3", "--all-heads", "--json")
     assert code == 0, err

@@ -639,6 +639,7 @@ def float64_differences(ckpt, model, sentences: list[str], **inputs) -> dict[str
     return d
 
 
+@pytest.mark.models   # transformers' BertModel, a peer model like hf_model's: make test
 def test_the_oracle_is_float64_against_bertmodel_in_float64(l6, study):
     """BertModel in float64 (eager attention) from the package's own folder, on the
     tests' sentences and the first corpus sentences."""
