@@ -122,6 +122,14 @@ def settle_charts(page, where: str) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
+def wait_for_chart_scheme(page, scheme: str) -> None:
+    """Every chart of the page drawn (an SVG) in Material's scheme `scheme`'s config
+    (charts.js marks each with data-scheme); a page without charts passes at once."""
+    page.wait_for_function(
+        "(s) => [...document.querySelectorAll('div.vega-chart')].every(el => el.dataset.scheme === s && el.querySelector('svg'))",
+        arg=scheme, timeout=20_000)
+
+
 def luminance(rgb: tuple[int, int, int]) -> float:
     def channel(c: int) -> float:
         c = c / 255
@@ -220,9 +228,7 @@ def test_no_serious_axe_violations_in_either_palette(open_page, site_url, axe_so
     for scheme in SCHEMES:
         if scheme == "dark":
             page.click(TO_DARK)
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('div.vega-chart')].every(el => el.dataset.scheme === 'slate')",
-                timeout=20_000)
+            wait_for_chart_scheme(page, SCHEMES[scheme])
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == SCHEMES[scheme], \
             f"{src}: not the {SCHEMES[scheme]} palette in {scheme}"
         settle_charts(page, f"{src} ({scheme})")
@@ -291,9 +297,7 @@ def test_palette_toggle_redraws_charts_with_the_dark_config(open_page, site_url,
     settle_charts(page, targets[0])
 
     def charts_in(scheme: str, where: str) -> list[dict]:
-        page.wait_for_function(
-            "(s) => [...document.querySelectorAll('div.vega-chart')].every(el => el.dataset.scheme === s && el.querySelector('svg'))",
-            arg=scheme, timeout=20_000)
+        wait_for_chart_scheme(page, scheme)
         return assert_chart_contrast(page, where)
 
     light = charts_in("default", "light")
