@@ -109,10 +109,13 @@ class SelfAttention(nn.Module):
         self.key = nn.Linear(cfg.d_model, cfg.d_model)
         self.value = nn.Linear(cfg.d_model, cfg.d_model)
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor, nudge=None):
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor, nudge=None, queries=None):
         B, T = real.shape
-        split = lambda t: unpack(t, real).view(B, T, self.n_head, self.d_head).transpose(1, 2)  # [B, nh, T, hs]
-        q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
+        split = lambda t, at=real: unpack(t, at).view(B, T, self.n_head, self.d_head).transpose(1, 2)  # [B, nh, T, hs]
+        k, v = split(self.key(x)), split(self.value(x))
+        # With `queries` (within `real`), only their q: the other rows' are zeros, their
+        # attention rows unread
+        q = split(self.query(x)) if queries is None else split(self.query(x[queries[real]]), queries)
         # bias + q k^T / sqrt(hs) in one pass over [B, nh, T, T] (the same floats as dividing,
         # then adding: 1 * x / y + b)
         scores = torch.addcdiv(bias, q @ k.transpose(-2, -1), torch.tensor(self.d_head**0.5, dtype=q.dtype))
@@ -134,10 +137,11 @@ class Attention(nn.Module):
         self.output = SelfOutput(cfg)
         self._factors: tuple[torch.Tensor, torch.Tensor] | None = None  # (W_O, its R_h): head_factors
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor, nudge=None):
-        N, C = x.shape
-        alpha, v = self.self(x, bias, real, nudge)                      # [B,nh,T,T], [B,nh,T,hs]
-        ctx = (alpha @ v).transpose(1, 2)[real].reshape(N, C)           # [B,T,nh,hs] -> [N, C]
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor, nudge=None, queries=None):
+        alpha, v = self.self(x, bias, real, nudge, queries)            # [B,nh,T,T], [B,nh,T,hs]
+        rows = real if queries is None else queries                     # the rows whose outputs are formed
+        x = x if queries is None else x[queries[real]]                  # [N', C]
+        ctx = (alpha @ v).transpose(1, 2)[rows].reshape(x.shape)        # [B,T,nh,hs] -> [N', C]
         out = self.output.LayerNorm(x + self.output.dense(ctx))
         return out, alpha, v
 
@@ -185,8 +189,11 @@ class Layer(nn.Module):
         self.intermediate = Intermediate(cfg)
         self.output = Output(cfg)
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor, nudge=None):
-        x, alpha, v = self.attention(x, bias, real, nudge)          # x [N, C]; nudge: perturb.py's, on alpha
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, real: torch.Tensor, nudge=None, queries=None):
+        """x [N, C], the real tokens -> the layer's output at the real tokens [N, C], or at the
+        `queries` alone ([B, T] within `real`) [N', C]: every token is a key, only those are
+        queries (the last layer of a run that reads a few tokens)."""
+        x, alpha, v = self.attention(x, bias, real, nudge, queries)  # x [N, C]; nudge: perturb.py's, on alpha
         h = F.gelu(self.intermediate.dense(x), approximate="none")  # exact erf GELU, [N, F]
         x = self.output.LayerNorm(x + self.output.dense(h))
         return x, alpha, v
@@ -296,27 +303,34 @@ class Encoder(nn.Module):
         return bias
 
     @torch.no_grad()
-    def continue_from(self, x: torch.Tensor, start: int, ids: torch.Tensor) -> torch.Tensor:
+    def continue_from(self, x: torch.Tensor, start: int, ids: torch.Tensor, at: list[int] | None = None) -> torch.Tensor:
         """x [B, T, C]: sentences of one length (no padding) as they enter layer `start`
         (each a copy of one sentence, changed somewhere: Part 9's interventions); ids [B, T]
         their token ids -> the last hidden state [B, T, C], layers start..L-1 run as in
-        `forward`."""
+        `forward`; with `at` (sorted token positions), the last hidden state there alone [B, len(at), C],
+        the last layer's other queries skipped (most of its arithmetic, when a word is read)."""
         B, T, C = x.shape
         real = torch.ones(B, T, dtype=torch.bool)
         bias = self.attention_bias(real.long())
-        h = x.reshape(B * T, C)
-        for i in range(start, len(self.encoder.layer)):
-            h, _, _ = self.encoder.layer[i](h, bias, real, self.attention_nudge(i, ids, real))
-            h = self.nudged(h, i + 1, ids, real)
-        return h.view(B, T, C)
+        h, last = x.reshape(B * T, C), len(self.encoder.layer) - 1
+        for i in range(start, last + 1):
+            queries = None
+            if i == last and at is not None:
+                queries = torch.zeros(B, T, dtype=torch.bool)
+                queries[:, at] = True
+            h, _, _ = self.encoder.layer[i](h, bias, real, self.attention_nudge(i, ids, real), queries)
+            h = self.nudged(h, i + 1, ids, real, queries)
+        return h.view(B, -1, C)
 
-    def nudged(self, x: torch.Tensor, step: int, ids: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
+    def nudged(self, x: torch.Tensor, step: int, ids: torch.Tensor, real: torch.Tensor, rows=None) -> torch.Tensor:
         """x [N, C] times perturb.py's factors for these sentences at `step` (0: the
-        embeddings, i: layer i's output); x itself when the perturbation is off."""
+        embeddings, i: layer i's output), or x [N', C] at the `rows` ([B, T] within `real`)
+        alone; x itself when the perturbation is off."""
         if not self.perturbation.on:
             return x
         batch = [row[keep].tolist() for row, keep in zip(ids, real)]
-        return x * torch.from_numpy(self.perturbation.factors(batch, step, x.shape[1])).to(x.dtype)
+        factors = torch.from_numpy(self.perturbation.factors(batch, step, x.shape[1]))   # [N, C]
+        return x * (factors if rows is None else factors[rows[real]]).to(x.dtype)
 
 
     def attention_nudge(self, layer: int, ids: torch.Tensor, real: torch.Tensor):
@@ -326,11 +340,13 @@ class Encoder(nn.Module):
             return None
 
         def nudge(alpha: torch.Tensor) -> torch.Tensor:
-            out = alpha.clone()
+            out, drawn = alpha.clone(), {}   # drawn: a sentence's factors, once for all its copies
             for b, (row, keep) in enumerate(zip(ids, real)):
-                t = int(keep.sum())
-                f = self.perturbation.attention_factors(row[keep].tolist(), layer, alpha.shape[1])
-                nudged = alpha[b, :, :t, :t] * torch.from_numpy(f).to(alpha.dtype)
+                t, sentence = int(keep.sum()), tuple(row[keep].tolist())
+                if sentence not in drawn:
+                    f = self.perturbation.attention_factors(list(sentence), layer, alpha.shape[1])
+                    drawn[sentence] = torch.from_numpy(f).to(alpha.dtype)
+                nudged = alpha[b, :, :t, :t] * drawn[sentence]
                 out[b, :, :t, :t] = nudged / nudged.sum(dim=-1, keepdim=True)   # rows sum to 1, as a softmax's do
             return out
         return nudge

@@ -43,8 +43,12 @@ class Perturbation:
     def factors(self, batch: list[list[int]], step: int, width: int) -> np.ndarray:
         """[N, width] float64: 1 + scale * z for the batch's tokens, sentence after sentence
         (the layout of the layers' [N, C] activations); step 0 is the embeddings, step i
-        layer i's output."""
-        return np.concatenate([self._draw(ids, step, (len(ids), width)) for ids in batch])
+        layer i's output. A sentence's copies (Part 9's) share one draw."""
+        drawn: dict[tuple, np.ndarray] = {}
+        for ids in map(tuple, batch):
+            if ids not in drawn:
+                drawn[ids] = self._draw(list(ids), step, (len(ids), width))
+        return np.concatenate([drawn[ids] for ids in map(tuple, batch)])
 
     def attention_factors(self, ids: list[int], layer: int, n_head: int) -> np.ndarray:
         """[nh, T, T] float64: 1 + scale * z for one sentence's attention weights at `layer`

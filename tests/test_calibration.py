@@ -131,6 +131,27 @@ def test_continue_from_an_unchanged_layer_is_the_forward_pass(l6, real):
         assert not np.allclose(x[start], acts[0].hidden, atol=1e-2)   # layers did run
 
 
+@pytest.mark.parametrize("nudge", [0.0, 1e-3])
+@pytest.mark.parametrize("name", ["l6", "mpnet"])
+def test_continue_from_a_few_tokens_is_those_tokens_of_every_token(request, name, nudge):
+    """The last layer run for a few queries (Part 10's word truth reads one word) gives those
+    tokens' states as the whole layer does, MPNet's position bias and the simulated machine's
+    nudges included (the nudges drawn for the whole sentence, then read at those tokens)."""
+    from model import encoder, perturb
+
+    model = encoder.Encoder.from_checkpoint(request.getfixturevalue(name))
+    model.perturbation = perturb.Perturbation(nudge, 3)
+    B, T, C = 3, 9, model.config.d_model
+    x = torch.randn(B, T, C, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    ids = torch.tensor([list(range(1000, 1000 + T))] * B)
+    start, at = len(model.encoder.layer) - 2, [1, 2, 6]
+    every = model.continue_from(x, start, ids)
+    few = model.continue_from(x, start, ids, at)
+    assert few.shape == (B, len(at), C)
+    assert torch.allclose(few, every[:, at], rtol=1e-12, atol=1e-12)
+    assert not torch.allclose(every[:, 1], every[:, 2], atol=1e-3)   # the positions are read apart
+
+
 # -- the scores ----------------------------------------------------------------------------------
 
 BAR = {"precision_lo": 0.5, "recall_lo": 0.5}

@@ -199,12 +199,18 @@ def _downstream(model, w, l: int, s: Sentence, rows: list[tuple[int, int, int]],
     for (k, t), alt in zip(q, changed):
         copies[1 + k * K:1 + (k + 1) * K, t] = alt
     ids = torch.tensor(s.ids)[None].repeat(len(copies), 1)
-    last = model.continue_from(copies, l + 1, ids) if l + 1 < len(model.encoder.layer) else copies
-    pooled = last.mean(dim=1)
-    pooled = pooled / pooled.norm(dim=-1, keepdim=True)                   # the sentence embedding of each copy
+    # The tokens read at the end: every one for the sentence truth; without it, the rows' words
+    # alone (the last layer's other queries skipped)
+    read = list(range(T)) if zero else sorted({t for word, _, _ in rows for t in s.words[word]})
+    last = (model.continue_from(copies, l + 1, ids, None if zero else read) if l + 1 < len(model.encoder.layer)
+            else copies[:, read])                                          # [copies, len(read), C]
+    column = {t: c for c, t in enumerate(read)}
+    if zero:
+        pooled = last.mean(dim=1)
+        pooled = pooled / pooled.norm(dim=-1, keepdim=True)               # the sentence embedding of each copy
     for n, (word, _, h) in enumerate(rows):
-        mine = slice(1 + n * K, 1 + (n + 1) * K)
-        z0, z = last[0, s.words[word]].mean(dim=0), last[mine][:, s.words[word]].mean(dim=1)   # the word's final representation
+        mine, at = slice(1 + n * K, 1 + (n + 1) * K), [column[t] for t in s.words[word]]
+        z0, z = last[0, at].mean(dim=0), last[mine][:, at].mean(dim=1)   # the word's final representation
         moved, key = ((z - z0).norm(dim=-1) / z0.norm()).numpy(), (s.index, word, l, h)
         if zero:
             out.word[key] = moved[:4]
