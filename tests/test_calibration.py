@@ -132,7 +132,7 @@ def test_continue_from_an_unchanged_layer_is_the_forward_pass(l6, real):
 
 
 @pytest.mark.parametrize("nudge", [0.0, 1e-3])
-@pytest.mark.parametrize("name", ["l6", "mpnet"])
+@pytest.mark.parametrize("name", ["l6", pytest.param("mpnet", marks=pytest.mark.models)])   # mpnet: 4 s to load
 def test_continue_from_a_few_tokens_is_those_tokens_of_every_token(request, name, nudge):
     """The last layer run for a few queries (Part 10's word truth reads one word) gives those
     tokens' states as the whole layer does, MPNet's position bias and the simulated machine's
