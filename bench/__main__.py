@@ -16,7 +16,7 @@ working tree, or of git revision --rev), by the builds and by the bench alike.
 - cold:  an empty cache, everything computed. The first is the build that fills the
   warm copy's cache; the others run in a copy of their own, its cache emptied first;
 - baseline (--baseline REV): cold builds of another revision (its model/ and engine), each
-  right after a cold build of the source: `--baseline 467d3ed`, the study's last float32
+  right after a cold build of the source but the first (so `--cold 2` or more): `--baseline 467d3ed`, the study's last float32
   commit, against its float64 study (issue 46);
 - warm:  one sentence of one page edited (a prose edit), then built with the cache;
 - plain: MkDocs alone, hooks off, on the same content (bench/project.py, `plain_copy`:
@@ -85,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="one-model measurements per model (default 1; 0 skips them)")
     ap.add_argument("--rev", help="measure this git revision instead of the working tree")
     ap.add_argument("--baseline", metavar="REV",
-                    help="cold builds of this git revision too, interleaved with the source's (467d3ed: float32)")
+                    help="cold builds of this git revision too, one right after each of the source's but the first "
+                         "(which fills the warm copy's cache): --cold 2 or more (467d3ed: float32)")
     ap.add_argument("--no-kernels", action="store_true",
                     help="skip the study measured on two kernel paths, the margin floor's grounds (tens of minutes)")
     ap.add_argument("--no-install", action="store_true", help="skip installing the 12-layer model's packages")
