@@ -105,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if (args.cold < 1 or args.warm < 1) and not (args.only_encoder or args.only_scale):
         ap.error("--cold and --warm need at least 1")
+    if args.baseline and args.cold < 2:
+        ap.error("--baseline builds right after each cold build but the first: give --cold 2 or more")
     for name in ("BUILD_TIMINGS", "LIVE_NUMBERS_CACHE"):
         os.environ.pop(name, None)   # the bench sets them per build
 
