@@ -16,8 +16,8 @@ working tree, or of git revision --rev), by the builds and by the bench alike.
 - cold:  an empty cache, everything computed. The first is the build that fills the
   warm copy's cache; the others run in a copy of their own, its cache emptied first;
 - baseline (--baseline REV): cold builds of another revision (its model/ and engine), each
-  right after a cold build of the source but the first (so `--cold 2` or more): `--baseline 467d3ed`, the study's last float32
-  commit, against its float64 study (issue 46);
+  right after a cold build of the source but the first (so `--cold 2` or more):
+  `--baseline 467d3ed`, the study's last float32 commit, against its float64 study (issue 46);
 - warm:  one sentence of one page edited (a prose edit), then built with the cache;
 - plain: MkDocs alone, hooks off, on the same content (bench/project.py, `plain_copy`:
   `python -m model render`'s tree): the floor a hooked build cannot go under.

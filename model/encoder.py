@@ -340,13 +340,11 @@ class Encoder(nn.Module):
             return None
 
         def nudge(alpha: torch.Tensor) -> torch.Tensor:
-            out, drawn = alpha.clone(), {}   # drawn: a sentence's factors, once for all its copies
-            for b, (row, keep) in enumerate(zip(ids, real)):
-                t, sentence = int(keep.sum()), tuple(row[keep].tolist())
-                if sentence not in drawn:
-                    f = self.perturbation.attention_factors(list(sentence), layer, alpha.shape[1])
-                    drawn[sentence] = torch.from_numpy(f).to(alpha.dtype)
-                nudged = alpha[b, :, :t, :t] * drawn[sentence]
+            out = alpha.clone()
+            batch = [row[keep].tolist() for row, keep in zip(ids, real)]
+            for b, f in enumerate(self.perturbation.attention_factors(batch, layer, alpha.shape[1])):
+                t = len(batch[b])
+                nudged = alpha[b, :, :t, :t] * torch.from_numpy(f).to(alpha.dtype)
                 out[b, :, :t, :t] = nudged / nudged.sum(dim=-1, keepdim=True)   # rows sum to 1, as a softmax's do
             return out
         return nudge

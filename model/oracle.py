@@ -191,7 +191,7 @@ def _sentences(batch: list[list[int]], w: Float64, cfg, with_f: bool) -> list[Or
     biases = [position_bias(T, w, cfg) if cfg.rel_buckets else None for T in lengths]  # shared by all layers
     per_layer, xs = [], [x]
     for i in range(cfg.n_layer):
-        on_alpha = [nudge.attention_factors(ids, i, cfg.n_head) for ids in batch] if nudge.on else None
+        on_alpha = nudge.attention_factors(batch, i, cfg.n_head) if nudge.on else None
         x, *out = layer(x, w, i, cfg.n_head, cfg.layer_norm_eps, lengths, biases, with_f, on_alpha)
         x = nudged(x, i + 1)
         per_layer.append(out)

@@ -43,17 +43,22 @@ class Perturbation:
     def factors(self, batch: list[list[int]], step: int, width: int) -> np.ndarray:
         """[N, width] float64: 1 + scale * z for the batch's tokens, sentence after sentence
         (the layout of the layers' [N, C] activations); step 0 is the embeddings, step i
-        layer i's output. A sentence's copies (Part 9's) share one draw."""
+        layer i's output."""
+        return np.concatenate(self._per_sentence(batch, step, lambda T: (T, width)))
+
+    def attention_factors(self, batch: list[list[int]], layer: int, n_head: int) -> list[np.ndarray]:
+        """Per sentence of the batch, [nh, T, T] float64: 1 + scale * z for its attention
+        weights at `layer` (0-based), drawn apart from the layers' outputs."""
+        return self._per_sentence(batch, ATTENTION_STEPS + layer, lambda T: (n_head, T, T))
+
+    def _per_sentence(self, batch: list[list[int]], step: int, shape) -> list[np.ndarray]:
+        """Each sentence's draw at `step` (`shape`: its length -> the draw's shape), once per
+        distinct sentence: Part 9's copies of one sentence share it."""
         drawn: dict[tuple, np.ndarray] = {}
         for ids in map(tuple, batch):
             if ids not in drawn:
-                drawn[ids] = self._draw(list(ids), step, (len(ids), width))
-        return np.concatenate([drawn[ids] for ids in map(tuple, batch)])
-
-    def attention_factors(self, ids: list[int], layer: int, n_head: int) -> np.ndarray:
-        """[nh, T, T] float64: 1 + scale * z for one sentence's attention weights at `layer`
-        (0-based), drawn apart from the layers' outputs."""
-        return self._draw(ids, ATTENTION_STEPS + layer, (n_head, len(ids), len(ids)))
+                drawn[ids] = self._draw(list(ids), step, shape(len(ids)))
+        return [drawn[ids] for ids in map(tuple, batch)]
 
     def _draw(self, ids: list[int], step: int, shape: tuple) -> np.ndarray:
         crc = zlib.crc32(np.asarray(ids, dtype="<i8").tobytes())
