@@ -11,7 +11,10 @@ result computed by the old code would be cached under the new code's key. So:
 - before computing results, the gate asks whether the code loaded is still the code on
   disk; if not (an edit during a build), the results are computed in a fresh process
   (livenumbers/gate.py), which loads the code on disk;
-- a page's cache key holds the digest of the code as loaded (`digest`), never the disk's.
+- a page's cache key holds the digest of the code as loaded (`digest`), never the disk's;
+  it covers every file of the packages the loaded modules belong to (a file not imported yet
+  as on disk, which is what its import would load), so it does not depend on when a module
+  is imported: a build that imports one while rendering has the digest of the next build.
 
 A project's modules are those whose files lie under its folder (mkdocs.yml's), but the
 engine's own and any installed package's (a virtual environment inside the project).
@@ -38,6 +41,7 @@ class LoadedCode:
         self.files: dict[Path, tuple[tuple[int, int], str]] = {}
         self._seen: dict[str, tuple[int, Path | None]] = {}   # module name -> (id of the module, its project file)
         self._prefixes = (str(root), str(self.root))   # as the import path spells the folder, and resolved
+        self._on_disk: dict[Path, tuple[tuple[int, int], str]] = {}   # a file not imported: its state, by stat
 
     def _modules(self) -> dict[str, Path]:
         """Module name -> its file, for the project's modules in sys.modules. Each module is
@@ -92,11 +96,40 @@ class LoadedCode:
         self.files.clear()
 
     def digest(self) -> str:
-        """A digest of the project's code as loaded (file names and contents)."""
+        """A digest of the project's code as this process runs it (file names and contents):
+        every Python file of the packages its loaded modules belong to, as loaded, or as on
+        disk for a file not imported yet. Not only the modules loaded so far: a module
+        imported while a build renders would otherwise change the digest of the next build,
+        and `mkdocs serve`'s first save would render every page again."""
+        self.note()
         h = hashlib.sha256()
-        for path, (_, digest) in sorted(self.files.items()):
+        for path in sorted(self._packages_files()):
+            loaded = self.files.get(path)
+            try:
+                digest = loaded[1] if loaded is not None else self._disk_state(path)[1]
+            except FileNotFoundError:   # deleted since the folder was listed
+                continue
             h.update(f"{path.relative_to(self.root).as_posix()}\0{digest}\0".encode())
         return h.hexdigest()
+
+    def _packages_files(self) -> set[Path]:
+        """The project's Python files in the top-level packages (or modules) of its loaded modules."""
+        out = set(self.files)
+        for top in {name.split(".")[0] for name in self._modules()}:
+            for folder in getattr(sys.modules.get(top), "__path__", ()):   # a package: every file under it
+                folder = Path(folder).resolve()
+                if folder.is_relative_to(self.root) and not folder.is_relative_to(ENGINE):
+                    out.update(p for p in folder.rglob("*.py")
+                               if "__pycache__" not in p.parts and not any(part in p.parts for part in _INSTALLED))
+        return out
+
+    def _disk_state(self, path: Path) -> tuple[tuple[int, int], str]:
+        """A file's state on disk, read again only when its size or time changed."""
+        stat = _stat(path)
+        known = self._on_disk.get(path)
+        if known is None or known[0] != stat:
+            known = self._on_disk[path] = _state(path)
+        return known
 
 
 def claim(root: Path, module: str) -> None:

@@ -4,6 +4,7 @@ edit of the source's code is loaded again before the next build, and results ask
 edited since it was loaded are computed in a fresh process."""
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import socket
@@ -13,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from livenumbers import cache, gate, project
+from livenumbers import cache, gate, loaded, project
 
 from test_toy import run, toy  # noqa: F401  (the fixture)
 
@@ -48,6 +49,32 @@ def test_the_source_is_loaded_again_when_its_code_changed_and_pages_are_keyed_by
     assert gate.site_code(again.source, again.root) != code
     results, _ = gate.load_results(again)
     assert results["fruit"]["apple"]["score"] == 120
+
+
+def test_the_code_digest_does_not_depend_on_when_a_module_is_imported(tmp_path, monkeypatch):
+    """A module of the project imported while a build renders (lazily) is in the digest
+    before its import, as on disk: the next build, which finds it loaded, has the same digest
+    (`mkdocs serve`'s first save rendered every page again when it had not)."""
+    package = tmp_path / "lazypkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "eager.py").write_text("X = 1\n", encoding="utf-8")
+    (package / "lazy.py").write_text("Y = 2\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = loaded.LoadedCode(tmp_path)
+    try:
+        importlib.import_module("lazypkg.eager")
+        before = code.digest()
+        (package / "lazy.py").write_text("Y = 3  # edited\n", encoding="utf-8")   # what its import would load now
+        edited = code.digest()
+        assert edited != before
+        importlib.import_module("lazypkg.lazy")
+        assert code.digest() == edited          # imported: the same code, the same digest
+        (package / "lazy.py").write_text("Y = 4  # edited again\n", encoding="utf-8")
+        assert code.digest() == edited          # this process runs the code it loaded
+    finally:
+        for name in [n for n in sys.modules if n == "lazypkg" or n.startswith("lazypkg.")]:
+            del sys.modules[name]
 
 
 def _free_port() -> int:
