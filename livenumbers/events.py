@@ -19,33 +19,17 @@ import re
 from pathlib import Path
 from typing import Callable
 
-import jinja2
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
-from . import authoring, background, editions, gate, loaded, notebook, notebook_pages, published, render
+from . import authoring, background, editions, gate, loaded, notebook, notebook_pages, published, render, theme_cache
 from . import files as site_files
 from .buildinfo import BuildInfo
 from .errors import UserError
 
 log = logging.getLogger("mkdocs.plugins.live_numbers")
-
-
-class _Bytecode(jinja2.BytecodeCache):
-    """The theme's templates, compiled once per `mkdocs serve` (MkDocs makes a new Jinja
-    environment for every build; a bucket is reused only while its source is the same)."""
-
-    def __init__(self) -> None:
-        self.code: dict[str, bytes] = {}
-
-    def load_bytecode(self, bucket) -> None:
-        if bucket.key in self.code:
-            bucket.bytecode_from_string(self.code[bucket.key])
-
-    def dump_bytecode(self, bucket) -> None:
-        self.code[bucket.key] = bucket.bytecode_to_string()
 
 
 class CachedFile(File):
@@ -80,7 +64,8 @@ class Events:
         self.specs: dict[str, list[str]] = {}
         self.builds = 0
         self.built: dict[str, str] = {}
-        self.bytecode = _Bytecode()
+        self.bytecode = theme_cache.Bytecode()     # under serve: the theme compiled once
+        self.theme_listing = theme_cache.ListedOnce()   # and its installed folders listed once
         self.kept = gate.Kept()   # the gate's renderer, reused while its inputs stay
         self.listener = None      # under serve: what asks MkDocs' watcher to look at once (_look_at_once)
 
@@ -98,6 +83,7 @@ class Events:
             published.chart_scripts(config.extra_javascript)
         if self.serve:
             config.extra_javascript.append(authoring.LISTING_SCRIPT)   # the key listing's script, serve only
+            self.theme_listing.keep_listings(config.theme)
         return config
 
     def on_pre_build(self, config) -> None:

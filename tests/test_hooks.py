@@ -680,3 +680,40 @@ def test_under_serve_mkdocs_own_watcher_and_every_watch_stay_and_the_code_is_add
     finally:
         observer.stop()
         events.listener.stop()
+
+
+def test_under_serve_an_installed_themes_folders_are_listed_once_and_a_projects_every_build(tmp_path):
+    """livenumbers/theme_cache.py: the listing MkDocs makes of the theme on every build is the
+    same, but an installed folder's part is read once per server; a file added to the
+    project's own theme folder (custom_dir) is listed at the next build."""
+    import jinja2
+
+    from livenumbers import theme_cache
+
+    installed = tmp_path / "venv" / "lib" / "site-packages" / "a_theme"
+    own = tmp_path / "overrides"
+    for folder, names in ((installed, ("main.html", ".icons/x.svg", "assets/a.css")), (own, ("main.html",))):
+        for name in names:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text("x", encoding="utf-8")
+
+    class Theme:   # as mkdocs.theme.Theme makes its environment: a loader over its folders
+        def get_env(self):
+            return jinja2.Environment(loader=jinja2.FileSystemLoader([str(own), str(installed)]))
+
+    kept = theme_cache.ListedOnce()
+
+    def listing() -> list[str]:
+        theme = Theme()   # each build makes its own theme
+        kept.keep_listings(theme)
+        env = theme.get_env()
+        plain = jinja2.FileSystemLoader([str(own), str(installed)]).list_templates()
+        return env.list_templates(), plain
+
+    first, plain = listing()
+    assert first == plain == [".icons/x.svg", "assets/a.css", "main.html"]
+    (installed / "assets" / "b.css").write_text("x", encoding="utf-8")   # a package never changes under serve
+    (own / "extra.css").write_text("x", encoding="utf-8")                # the project's folder may
+    second, plain = listing()
+    assert second == [".icons/x.svg", "assets/a.css", "extra.css", "main.html"]
+    assert "assets/b.css" in plain
