@@ -13,6 +13,7 @@ unless the results or the lock changed.
 """
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import re
@@ -68,6 +69,7 @@ class Events:
         self.theme_listing = theme_cache.ListedOnce()   # and its installed folders listed once
         self.kept = gate.Kept()   # the gate's renderer, reused while its inputs stay
         self.listener = None      # under serve: what asks MkDocs' watcher to look at once (_look_at_once)
+        self.frozen = None        # under serve: the gate's inputs whose objects are out of the collector's sight
 
     def on_startup(self, command: str, dirty: bool) -> None:
         # Under `mkdocs serve` a drift becomes a banner instead of stopping the server.
@@ -172,6 +174,9 @@ class Events:
     def on_post_build(self, config) -> None:
         _wait(None)  # a notebook no page read (excluded, say) still ends, and its error shows
         self.builds += 1
+        if self.serve and self.frozen is not self.kept.inputs:
+            _freeze()
+            self.frozen = self.kept.inputs
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         """The page's Markdown as MkDocs hands it (front matter read), the engine's calls
@@ -297,6 +302,17 @@ def _mark_pages_stale(site_dir: str) -> None:
         for name in names:
             if name.endswith(".html"):
                 os.utime(os.path.join(folder, name), (0, 0))
+
+
+def _freeze() -> None:
+    """Under `mkdocs serve`: what every later save keeps (the results, the lock, the renderer
+    and its caches: millions of objects) is set out of the cyclic collector's sight, so that a
+    full collection, which a save's own work sets off, looks at that save's objects alone (over
+    them all it took 0.16 s, in one save out of two, measured). Done once per inputs, when
+    those objects are made: what the last freeze kept and is now garbage is collected first."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def _wait(job: str | None) -> None:

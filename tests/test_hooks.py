@@ -717,3 +717,39 @@ def test_under_serve_an_installed_themes_folders_are_listed_once_and_a_projects_
     second, plain = listing()
     assert second == [".icons/x.svg", "assets/a.css", "extra.css", "main.html"]
     assert "assets/b.css" in plain
+
+
+def test_under_serve_what_the_saves_keep_is_frozen_once_per_inputs_and_the_last_ones_garbage_collected():
+    """livenumbers/events.py `_freeze`: under `mkdocs serve` the objects the gate keeps (the
+    results, the renderer) leave the cyclic collector's sight after the build that made them,
+    so a save's full collection does not walk them again; a build on the same inputs freezes
+    nothing, and on new inputs what the last freeze kept and is now garbage is collected."""
+    import gc
+    import weakref
+
+    from livenumbers.events import Events
+
+    class Node:   # a cycle: only the cyclic collector frees it
+        def __init__(self):
+            self.me = self
+
+    events = Events(lambda c: None)
+    events.serve = True
+    try:
+        old = Node()
+        gone = weakref.ref(old)
+        events.kept.inputs = ("results", 1)
+        events.on_post_build(None)
+        frozen = gc.get_freeze_count()
+        assert frozen > 0 and events.frozen is events.kept.inputs
+        del old
+        gc.collect()
+        assert gone() is not None                   # frozen: out of the collector's sight
+        events.on_post_build(None)                  # a save on the same inputs
+        assert gc.get_freeze_count() == frozen
+        events.kept.inputs = ("results", 2)         # new results: a new renderer, frozen in turn
+        events.on_post_build(None)
+        assert gone() is None                       # the last freeze's garbage collected first
+        assert events.frozen is events.kept.inputs
+    finally:
+        gc.unfreeze()
