@@ -33,6 +33,11 @@ ENGINE = Path(__file__).resolve().parent
 _INSTALLED = ("site-packages", "dist-packages")
 
 
+def installed(path: str | Path) -> bool:
+    """Whether `path` lies in an installed package's folder (a virtual environment's)."""
+    return any(part in _INSTALLED for part in Path(path).parts)
+
+
 class LoadedCode:
     """The project's modules loaded in this process: file -> (stat, digest) when loaded."""
 
@@ -67,12 +72,14 @@ class LoadedCode:
             return path
         return None
 
-    def note(self) -> None:
+    def note(self) -> dict[str, Path]:
         """Record the project's modules imported since the last note, as they are on disk
-        (they were read from it a moment ago)."""
-        for path in self._modules().values():
+        (they were read from it a moment ago); returns every loaded module's file, by name."""
+        modules = self._modules()
+        for path in modules.values():
             if path not in self.files:
                 self.files[path] = _state(path)
+        return modules
 
     def changed(self) -> list[Path]:
         """The project's loaded files whose code on disk is no longer the code loaded."""
@@ -101,9 +108,9 @@ class LoadedCode:
         disk for a file not imported yet. Not only the modules loaded so far: a module
         imported while a build renders would otherwise change the digest of the next build,
         and `mkdocs serve`'s first save would render every page again."""
-        self.note()
+        modules = self.note()
         h = hashlib.sha256()
-        for path in sorted(self._packages_files()):
+        for path in sorted(self._packages_files(modules)):
             loaded = self.files.get(path)
             try:
                 digest = loaded[1] if loaded is not None else self._disk_state(path)[1]
@@ -112,15 +119,14 @@ class LoadedCode:
             h.update(f"{path.relative_to(self.root).as_posix()}\0{digest}\0".encode())
         return h.hexdigest()
 
-    def _packages_files(self) -> set[Path]:
-        """The project's Python files in the top-level packages (or modules) of its loaded modules."""
+    def _packages_files(self, modules: dict[str, Path]) -> set[Path]:
+        """The project's Python files in the top-level packages (or modules) of its loaded `modules`."""
         out = set(self.files)
-        for top in {name.split(".")[0] for name in self._modules()}:
+        for top in {name.split(".")[0] for name in modules}:
             for folder in getattr(sys.modules.get(top), "__path__", ()):   # a package: every file under it
                 folder = Path(folder).resolve()
                 if folder.is_relative_to(self.root) and not folder.is_relative_to(ENGINE):
-                    out.update(p for p in folder.rglob("*.py")
-                               if "__pycache__" not in p.parts and not any(part in p.parts for part in _INSTALLED))
+                    out.update(p for p in folder.rglob("*.py") if not installed(p))
         return out
 
     def _disk_state(self, path: Path) -> tuple[tuple[int, int], str]:

@@ -12,11 +12,9 @@ while the server runs, so they are kept, under `mkdocs serve` only:
 """
 from __future__ import annotations
 
-import os
-
 import jinja2
 
-_INSTALLED = ("site-packages", "dist-packages")
+from .loaded import installed
 
 
 class Bytecode(jinja2.BytecodeCache):
@@ -60,7 +58,7 @@ class ListedOnce:
             listing = self.listings.get(key)
             if listing is None:
                 listing = jinja2.FileSystemLoader(folder, followlinks=loader.followlinks).list_templates()
-                if any(part in _INSTALLED for part in os.path.abspath(folder).split(os.sep)):
+                if installed(folder):
                     self.listings[key] = listing
             found.update(listing)
         return sorted(found)
