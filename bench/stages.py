@@ -64,10 +64,16 @@ def seconds(stages: dict[str, dict], path: str) -> float:
     return stages[path]["seconds"]
 
 
+def under(stages: dict[str, dict], prefix: str, name: str) -> float:
+    """The seconds of every stage named `name` below `prefix`, wherever a corpus's own stage
+    nests it ("calibration/reference" and "calibration/fresh corpus/reference")."""
+    return sum(v["seconds"] for p, v in stages.items() if p.startswith(prefix + "/") and p.endswith("/" + name))
+
+
 # Display order of stage names (unknown names go last, by name), and what the untimed
 # rest inside a stage is.
 ORDER = ["gate", "measurement", "model", "weights", "reference", "import torch", "ground truth", "calibration",
-         "calibration truths", "downstream", "scores", "checks", "oracle", "views",
+         "calibration truths", "downstream", "scores", "fresh corpus", "checks", "oracle", "views",
          "charts", "page rendering", "publishing files", "waiting for vega", "Vega bundle", "runtime export",
          "waiting for notebook", "notebook"]
 REST = {
@@ -78,6 +84,7 @@ REST = {
     "checks": "rest: unit-norm, [CLS]-zero, mutant",
     "calibration": "rest: the confirmation corpus's rows and Part 8 truth, the readings",
     "calibration truths": "rest: the layer truth",
+    "fresh corpus": "rest: its rows and Part 8 truth, the readings",
     "oracle": "rest: the oracle's forward pass",
     "publishing files": "rest: index, listing, cache reads",
     "runtime export": "rest: export, cache write",
@@ -108,7 +115,7 @@ def tree(paths: set[str], models: list[str]) -> list[tuple[str, int, str | None]
         parts = path.split("/")
         for d in range(len(parts) - 1, 0, -1):
             parent = "/".join(parts[:d])
-            if not nxt.startswith(parent + "/"):
+            if parent in paths and not nxt.startswith(parent + "/"):
                 name = parts[d - 1]
                 kind = "model" if name.startswith("model ") else name
                 rows.append((REST.get(kind, "rest, untimed"), d, "rest:" + parent))
@@ -121,13 +128,16 @@ def children(stages: dict[str, dict], parent: str) -> list[str]:
 
 
 def value(stages: dict[str, dict], path: str) -> float | None:
-    """A stage's seconds; for "rest:<stage>", the stage minus its direct children; None if
-    the stage did not run."""
+    """A stage's seconds; for "rest:<stage>", the stage minus its direct children timed in
+    the same kind of thread (a thread's seconds beside the main one overlap its wall time);
+    None if the stage did not run."""
     if path.startswith("rest:"):
         parent = path[len("rest:"):]
         if parent not in stages:
             return None
-        return stages[parent]["seconds"] - sum(stages[c]["seconds"] for c in children(stages, parent))
+        main = stages[parent]["main_thread"]
+        return stages[parent]["seconds"] - sum(stages[c]["seconds"] for c in children(stages, parent)
+                                               if stages[c]["main_thread"] == main)
     return stages[path]["seconds"] if path in stages else None
 
 

@@ -303,24 +303,22 @@ class Encoder(nn.Module):
         return bias
 
     @torch.no_grad()
-    def continue_from(self, x: torch.Tensor, start: int, ids: torch.Tensor, at: list[int] | None = None) -> torch.Tensor:
+    def continue_from(self, x: torch.Tensor, start: int, ids: torch.Tensor, read: torch.Tensor | None = None) -> torch.Tensor:
         """x [B, T, C]: sentences of one length (no padding) as they enter layer `start`
         (each a copy of one sentence, changed somewhere: Part 9's interventions); ids [B, T]
         their token ids -> the last hidden state [B, T, C], layers start..L-1 run as in
-        `forward`; with `at` (sorted token positions), the last hidden state there alone [B, len(at), C],
-        the last layer's other queries skipped (most of its arithmetic, when a word is read)."""
+        `forward`; with `read` ([B, T] bool: the positions each copy is read at), the last
+        hidden state there alone [N', C], copy by copy, the last layer's other queries
+        skipped (most of its arithmetic, when a copy is read at one word)."""
         B, T, C = x.shape
         real = torch.ones(B, T, dtype=torch.bool)
         bias = self.attention_bias(real.long())
         h, last = x.reshape(B * T, C), len(self.encoder.layer) - 1
         for i in range(start, last + 1):
-            queries = None
-            if i == last and at is not None:
-                queries = torch.zeros(B, T, dtype=torch.bool)
-                queries[:, at] = True
+            queries = read if i == last else None
             h, _, _ = self.encoder.layer[i](h, bias, real, self.attention_nudge(i, ids, real), queries)
             h = self.nudged(h, i + 1, ids, real, queries)
-        return h.view(B, -1, C)
+        return h.view(B, T, C) if read is None else h
 
     def nudged(self, x: torch.Tensor, step: int, ids: torch.Tensor, real: torch.Tensor, rows=None) -> torch.Tensor:
         """x [N, C] times perturb.py's factors for these sentences at `step` (0: the

@@ -134,9 +134,10 @@ def test_continue_from_an_unchanged_layer_is_the_forward_pass(l6, real):
 @pytest.mark.parametrize("nudge", [0.0, 1e-3])
 @pytest.mark.parametrize("name", ["l6", pytest.param("mpnet", marks=pytest.mark.models)])   # mpnet: 4 s to load
 def test_continue_from_a_few_tokens_is_those_tokens_of_every_token(request, name, nudge):
-    """The last layer run for a few queries (Part 10's word truth reads one word) gives those
-    tokens' states as the whole layer does, MPNet's position bias and the simulated machine's
-    nudges included (the nudges drawn for the whole sentence, then read at those tokens)."""
+    """The last layer run for a few queries, each copy its own (Part 10's truth reads a row's
+    copies at its word alone), gives those tokens' states as the whole layer does, MPNet's
+    position bias and the simulated machine's nudges included (the nudges drawn for the whole
+    sentence, then read at those tokens)."""
     from model import encoder, perturb
 
     model = encoder.Encoder.from_checkpoint(request.getfixturevalue(name))
@@ -144,11 +145,13 @@ def test_continue_from_a_few_tokens_is_those_tokens_of_every_token(request, name
     B, T, C = 3, 9, model.config.d_model
     x = torch.randn(B, T, C, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     ids = torch.tensor([list(range(1000, 1000 + T))] * B)
-    start, at = len(model.encoder.layer) - 2, [1, 2, 6]
+    start = len(model.encoder.layer) - 2
+    read = torch.zeros(B, T, dtype=torch.bool)
+    read[0, [1, 2, 6]] = read[1, 4] = read[2] = True                       # a few, one, every token
     every = model.continue_from(x, start, ids)
-    few = model.continue_from(x, start, ids, at)
-    assert few.shape == (B, len(at), C)
-    assert torch.allclose(few, every[:, at], rtol=1e-12, atol=1e-12)
+    few = model.continue_from(x, start, ids, read)
+    assert few.shape == (3 + 1 + T, C)
+    assert torch.allclose(few, every[read], rtol=1e-12, atol=1e-12)
     assert not torch.allclose(every[:, 1], every[:, 2], atol=1e-3)   # the positions are read apart
 
 

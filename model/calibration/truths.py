@@ -199,21 +199,29 @@ def _downstream(model, w, l: int, s: Sentence, rows: list[tuple[int, int, int]],
     for (k, t), alt in zip(q, changed):
         copies[1 + k * K:1 + (k + 1) * K, t] = alt
     ids = torch.tensor(s.ids)[None].repeat(len(copies), 1)
-    # The tokens read at the end: every one for the sentence truth; without it, the rows' words
-    # alone (the last layer's other queries skipped)
-    read = list(range(T)) if zero else sorted({t for word, _, _ in rows for t in s.words[word]})
-    last = (model.continue_from(copies, l + 1, ids, None if zero else read) if l + 1 < len(model.encoder.layer)
-            else copies[:, read])                                          # [copies, len(read), C]
-    column = {t: c for c, t in enumerate(read)}
+    # Where each copy is read at the end: a row's copies at their own word, the baseline at
+    # every row's; with the sentence truth, the baseline and Part 9's copies at every token.
+    # The last layer forms no other query (most of its arithmetic, a copy read at one word).
+    nine = kinds[0].shape[1] if zero else 0                                # Part 9's copies of a row: its first
+    read = torch.zeros(len(copies), T, dtype=torch.bool)
     if zero:
+        read[0] = True
+    for n, (word, _, _) in enumerate(rows):
+        readers = torch.tensor([0, *range(1 + n * K, 1 + (n + 1) * K)])   # the baseline and the row's copies
+        read[readers[:, None], s.words[word]] = True
+        read[1 + n * K:1 + n * K + nine] = True
+    last = copies.new_zeros(copies.shape)                                 # [copies, T, C]: zeros where unread
+    last[read] = (model.continue_from(copies, l + 1, ids, read) if l + 1 < len(model.encoder.layer)
+                  else copies[read])
+    if zero:   # the sentence embedding of the copies read at every token
         pooled = last.mean(dim=1)
-        pooled = pooled / pooled.norm(dim=-1, keepdim=True)               # the sentence embedding of each copy
+        pooled = pooled / pooled.norm(dim=-1, keepdim=True)
     for n, (word, _, h) in enumerate(rows):
-        mine, at = slice(1 + n * K, 1 + (n + 1) * K), [column[t] for t in s.words[word]]
+        mine, at = slice(1 + n * K, 1 + (n + 1) * K), s.words[word]
         z0, z = last[0, at].mean(dim=0), last[mine][:, at].mean(dim=1)   # the word's final representation
         moved, key = ((z - z0).norm(dim=-1) / z0.norm()).numpy(), (s.index, word, l, h)
         if zero:
-            out.word[key] = moved[:4]
-            out.sentence[key] = (pooled[mine][:4] - pooled[0]).norm(dim=-1).numpy()
+            out.word[key] = moved[:nine]
+            out.sentence[key] = (pooled[mine][:nine] - pooled[0]).norm(dim=-1).numpy()
         if means is not None:
             out.mean[key] = moved[-2:]
