@@ -463,7 +463,8 @@ def stages_section(t: Table, cold, warm, plain, keys: list[str]) -> None:
         t.row("  " * depth + label, both(stage_median(cs, path), stage_median(ws, path)))
     t.note("beside the build, in a thread (their time overlaps the above):")
     for label, depth, path in stages.tree(beside, keys):
-        t.row("  " * (depth + 1) + label, both(stage_median(cs, path), stage_median(ws, path)))
+        t.row("  " * (depth + 1) + label.removeprefix("gate/measurement/"),
+              both(stage_median(cs, path), stage_median(ws, path)))
 
 
 def models_section(t: Table, cold, alone: dict, results: dict, keys: list[str]) -> None:

@@ -103,16 +103,18 @@ def sort_key(path: str, models: list[str]) -> tuple:
 
 
 def tree(paths: set[str], models: list[str]) -> list[tuple[str, int, str | None]]:
-    """(label, depth, path or None) in display order; a stage with timed children gets
-    a "rest" line after them (path None; its value is the stage minus its children)."""
+    """(label, depth, path or None) in display order: a stage below the nearest of its
+    ancestors that is listed too, labelled by the names between (its own name, where every
+    ancestor is listed; its whole path, where none is). A listed stage with timed children
+    gets a "rest" line after them (path "rest:<stage>"; its value is the stage minus them)."""
     rows: list[tuple[str, int, str | None]] = []
     ordered = sorted(paths, key=lambda p: sort_key(p, models))
     for i, path in enumerate(ordered):
-        depth = path.count("/")
-        rows.append((path.rsplit("/", 1)[-1], depth, path))
+        parts = path.split("/")
+        depth = next((d for d in range(len(parts) - 1, 0, -1) if "/".join(parts[:d]) in paths), 0)
+        rows.append(("/".join(parts[depth:]), depth, path))
         # Close every stage this one is the last descendant of.
         nxt = ordered[i + 1] if i + 1 < len(ordered) else ""
-        parts = path.split("/")
         for d in range(len(parts) - 1, 0, -1):
             parent = "/".join(parts[:d])
             if parent in paths and not nxt.startswith(parent + "/"):

@@ -33,9 +33,13 @@ def test_the_threads_own_table_has_no_rest_of_a_stage_it_does_not_list():
     beside = {p for p, v in RUN.items() if not v["main_thread"]}
     rows = stages.tree(beside, ["l6"])
     assert [path for _, _, path in rows] == sorted(beside, key=lambda p: stages.sort_key(p, ["l6"]))
+    assert [(label, depth) for label, depth, _ in rows] == [(path, 0) for _, _, path in rows]   # named in full
     main = {p for p, v in RUN.items() if v["main_thread"]}
-    rests = [path for _, _, path in stages.tree(main, ["l6"]) if path.startswith("rest:")]
-    assert rests == [f"rest:{M}/fresh corpus", f"rest:{M}"]
+    rows = stages.tree(main, ["l6"])
+    assert [path for _, _, path in rows if path.startswith("rest:")] == [f"rest:{M}/fresh corpus", f"rest:{M}"]
+    assert [(label, depth) for label, depth, path in rows if not path.startswith("rest:")] == [
+        (M, 0), ("reference", 4), ("calibration truths", 4), ("fresh corpus", 4), ("reference", 5),
+        ("calibration truths", 5)]
 
 
 def test_a_stage_is_summed_wherever_a_corpus_nests_it():

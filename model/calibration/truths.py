@@ -205,7 +205,7 @@ def _downstream(model, w, l: int, s: Sentence, rows: list[tuple[int, int, int]],
     # Where each copy is read at the end: a row's copies at their own word, the baseline at
     # every row's; with the sentence truth, the baseline and Part 9's copies at every token.
     # The last layer forms no other query (most of its arithmetic, a copy read at one word).
-    nine = kinds[0].shape[1] if zero else 0                                # Part 9's copies of a row: its first
+    nine = kinds[0].shape[1] if zero else 0                                # a row's first copies: Part 9's
     read = torch.zeros(len(copies), T, dtype=torch.bool)
     if zero:
         read[0] = True
