@@ -418,10 +418,9 @@ def baseline_section(t: Table, cold, base, described: str, keys: list[str]) -> N
     # Part 10's fresh corpus (model/calibration/sets.py times it apart) is work the float32
     # study did not do: the same study's cost of float64 is the ratio without it. Part 10's
     # mean-ablation copies on the other corpora are still inside (they share Part 9's batches).
-    fresh = med([sum(stages.value(x.stages, f"gate/measurement/model {k}/calibration/fresh corpus") or 0.0
-                     for k in keys) for x in cold])
-    t.row("  less Part 10's fresh corpus (not in 467d3ed's study)", f"{s(c - fresh, 1)} / {s(b, 1)} = {(c - fresh) / b:.2f}x")
     prefix = lambda k: f"gate/measurement/model {k}"
+    fresh = med([sum(stages.value(x.stages, f"{prefix(k)}/calibration/fresh corpus") or 0.0 for k in keys) for x in cold])
+    t.row("  less Part 10's fresh corpus (not in 467d3ed's study)", f"{s(c - fresh, 1)} / {s(b, 1)} = {(c - fresh) / b:.2f}x")
     for label, of in (("forward passes (reference, every corpus)", lambda x, k: stages.under(x, prefix(k), "reference")),
                       ("Part 8's ground truth", lambda x, k: stages.value(x, f"{prefix(k)}/ground truth") or 0.0),
                       ("Parts 9 and 10 truths (layer and downstream)",

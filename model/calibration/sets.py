@@ -56,7 +56,7 @@ def run(ckpt, study, key: str, corpus: Corpus, rows: dict[str, Displayed], same_
     fresh = ma.fresh if ma and ma.fresh and key in ma.fresh.models else None
     pilot = mean_ablation.pilot(ckpt, corpus, inputs, rows, study.halves["fit"], means) if fresh else None
     if fresh and fresh.sentences:   # the decisive test, once its sentences are chosen (model/fresh.py)
-        with timing.stage("fresh corpus"):   # timed apart: the float32 study had no Part 10 (make bench)
+        with timing.stage("fresh corpus"):   # timed apart: make bench's baseline, 467d3ed, had no Part 10
             sets["fresh"] = _elsewhere(ckpt, study, fresh.sentences, fresh.registers, fresh.path, excluded, 1,
                                        layer=False, means=means, zero=False)
     fits = {name: fit_on_both(sets, name) for name in ("word", "layer") if name in sets["corpus"]["truths"]}
